@@ -1,0 +1,78 @@
+#pragma once
+// CPU execution policy: runs a site functor over an index range with OpenMP.
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lattica {
+
+/// Host memory owned by the CPU backend.
+template <class T>
+class HostBuffer {
+ public:
+  explicit HostBuffer(int64_t n = 0) : data_(static_cast<size_t>(n)) {}
+  T* data() { return data_.data(); }
+  const T* data() const { return data_.data(); }
+  int64_t size() const { return static_cast<int64_t>(data_.size()); }
+
+ private:
+  std::vector<T> data_;
+};
+
+class CpuExec {
+ public:
+  template <class T>
+  using Buffer = HostBuffer<T>;
+
+  /// threads = 0 uses OpenMP's default (OMP_NUM_THREADS or the core count).
+  explicit CpuExec(int threads) : threads_(threads > 0 ? threads : omp_get_max_threads()) {}
+
+  template <class T>
+  Buffer<T> allocate(int64_t n) const {
+    return Buffer<T>(n);
+  }
+
+  /// Calls f(i) for i in [0, n); iterations must be independent.
+  template <class F>
+  void for_each(int64_t n, const F& f) const {
+#pragma omp parallel for schedule(static) num_threads(threads_)
+    for (int64_t i = 0; i < n; ++i) f(i);
+  }
+
+  /// Sum of f(i) over [0, n). Partial sums over fixed chunks, added in chunk order, so the
+  /// result does not depend on the thread count even for floating-point T.
+  template <class T, class F>
+  T reduce_sum(int64_t n, const F& f) const {
+    constexpr int64_t chunk = 1 << 14;
+    const int64_t chunks = (n + chunk - 1) / chunk;
+    std::vector<T> partial(static_cast<size_t>(chunks), T{});
+#pragma omp parallel for schedule(static) num_threads(threads_)
+    for (int64_t c = 0; c < chunks; ++c) {
+      T sum{};
+      const int64_t end = std::min(n, (c + 1) * chunk);
+      for (int64_t i = c * chunk; i < end; ++i) sum = sum + f(i);
+      partial[static_cast<size_t>(c)] = sum;
+    }
+    T total{};
+    for (const T& p : partial) total = total + p;
+    return total;
+  }
+
+  template <class T>
+  void copy_to_host(const Buffer<T>& from, T* to) const {
+    std::copy(from.data(), from.data() + from.size(), to);
+  }
+
+  void synchronize() const {}
+  int threads() const { return threads_; }
+  std::string device_name() const { return "CPU, " + std::to_string(threads_) + " OpenMP threads"; }
+
+ private:
+  int threads_;
+};
+
+}  // namespace lattica

@@ -1,0 +1,121 @@
+#pragma once
+// CUDA execution policy: the same site functors as CpuExec, launched as kernels on one stream.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "kernels/backend/cuda_check.hpp"
+#include "kernels/reduce/reduce.cuh"
+
+namespace lattica {
+
+/// Device memory, freed on destruction. Move-only.
+template <class T>
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(int64_t n = 0) : size_(n) {
+    if (n > 0) LATTICA_CUDA_CHECK(cudaMalloc(&data_, static_cast<size_t>(n) * sizeof(T)));
+  }
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (data_) cudaFree(data_);  // errors here cannot be reported; the context may be gone
+  }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  int64_t size() const { return size_; }
+
+ private:
+  T* data_ = nullptr;
+  int64_t size_ = 0;
+};
+
+/// Calls f(i) for every i in [0, n) with a grid-stride loop.
+template <class F>
+__global__ void for_each_kernel(int64_t n, F f) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    f(i);
+  }
+}
+
+class CudaExec {
+ public:
+  template <class T>
+  using Buffer = DeviceBuffer<T>;
+
+  /// Selects `device` and creates the stream. Precondition: the device exists.
+  explicit CudaExec(int device, int block_size = 256) : device_(device), block_size_(block_size) {
+    LATTICA_CUDA_CHECK(cudaSetDevice(device_));
+    cudaDeviceProp prop{};
+    LATTICA_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
+    name_ = prop.name;
+    max_grid_ = static_cast<int64_t>(prop.multiProcessorCount) * 64;
+    LATTICA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    scratch_ = DeviceBuffer<unsigned char>(kScratchBytes);
+  }
+  CudaExec(const CudaExec&) = delete;
+  CudaExec& operator=(const CudaExec&) = delete;
+  ~CudaExec() {
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  template <class T>
+  Buffer<T> allocate(int64_t n) const {
+    return Buffer<T>(n);
+  }
+
+  /// Launches f over [0, n) on the stream; asynchronous.
+  template <class F>
+  void for_each(int64_t n, const F& f) const {
+    if (n <= 0) return;
+    int64_t grid = (n + block_size_ - 1) / block_size_;
+    if (grid > max_grid_) grid = max_grid_;  // the grid-stride loop covers the rest
+    for_each_kernel<<<static_cast<unsigned>(grid), block_size_, 0, stream_>>>(n, f);
+    LATTICA_CUDA_CHECK_LAUNCH(stream_);
+  }
+
+  /// Sum of f(i) over [0, n); waits for the result.
+  template <class T, class F>
+  T reduce_sum(int64_t n, const F& f) const {
+    static_assert((kReduceMaxBlocks + 1) * sizeof(T) <= kScratchBytes, "reduction scratch too small");
+    T* d_partials = reinterpret_cast<T*>(scratch_.data());
+    T* d_result = d_partials + kReduceMaxBlocks;
+    device_reduce_sum<T>(n, f, d_partials, d_result, stream_);
+    T result;
+    LATTICA_CUDA_CHECK(cudaMemcpyAsync(&result, d_result, sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return result;
+  }
+
+  template <class T>
+  void copy_to_host(const Buffer<T>& from, T* to) const {
+    LATTICA_CUDA_CHECK(cudaMemcpyAsync(to, from.data(), static_cast<size_t>(from.size()) * sizeof(T),
+                                       cudaMemcpyDeviceToHost, stream_));
+    LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  void synchronize() const { LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+  std::string device_name() const { return name_ + " (CUDA device " + std::to_string(device_) + ")"; }
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  static constexpr size_t kScratchBytes = 64 * 1024;
+  int device_;
+  int block_size_;
+  int64_t max_grid_ = 0;
+  std::string name_;
+  cudaStream_t stream_ = nullptr;
+  // mutable: reductions reuse it from const member functions
+  mutable DeviceBuffer<unsigned char> scratch_;
+};
+
+}  // namespace lattica

@@ -1,0 +1,109 @@
+#pragma once
+// Geometry of a periodic D-dimensional hypercubic lattice stored in checkerboard order.
+//
+// Sites are named globally by their lexicographic index (row-major, last axis fastest).
+// Colour = (sum of coordinates) mod 2. Storage holds colour 0 first, then colour 1, each of
+// V/2 sites; inside a colour, the site with lexicographic index i sits at i / 2. This works
+// because the last extent is even, so each pair (2k, 2k+1) along the last axis holds one site
+// of each colour. Every extent must be even for the lattice to be bipartite under periodic
+// boundaries, which is what lets one colour be updated in parallel.
+
+#include <cstdint>
+
+#include "kernels/common/host_device.hpp"
+
+namespace lattica {
+
+template <int D>
+struct Checkerboard {
+  static_assert(D >= 1 && D <= 4, "1 to 4 dimensions");
+  int64_t extent[D];       ///< L_0 .. L_{D-1}, all even
+  int64_t stride[D];       ///< step in the colour-local index for +1 along axis a < D-1
+  int64_t half_last;       ///< L_{D-1} / 2
+  int64_t half_volume;     ///< V / 2, the number of sites of one colour
+
+  /// Builds the geometry. Precondition: every extent is even and >= 2.
+  static Checkerboard make(const int64_t* extents) {
+    Checkerboard g{};
+    for (int a = 0; a < D; ++a) g.extent[a] = extents[a];
+    g.half_last = extents[D - 1] / 2;
+    int64_t s = g.half_last;
+    for (int a = D - 2; a >= 0; --a) {
+      g.stride[a] = s;
+      s *= extents[a];
+    }
+    g.stride[D - 1] = 1;
+    g.half_volume = s;
+    return g;
+  }
+
+  LATTICA_HD int64_t volume() const { return 2 * half_volume; }
+
+  /// Coordinates of axes < D-1 of colour-local site j, and its position h along the last
+  /// axis in pairs; returns the parity offset p, so the last coordinate is 2h + p.
+  LATTICA_HD_INLINE int decompose(int64_t j, int colour, int64_t (&x)[D], int64_t& h) const {
+    int64_t rest = j / half_last;
+    h = j - rest * half_last;
+    int parity = colour;
+    for (int a = D - 2; a >= 0; --a) {
+      const int64_t q = rest / extent[a];
+      x[a] = rest - q * extent[a];
+      rest = q;
+      parity += static_cast<int>(x[a]);
+    }
+    return parity & 1;
+  }
+
+  /// Global lexicographic index of colour-local site j.
+  LATTICA_HD_INLINE int64_t lex_index(int64_t j, int colour) const {
+    int64_t x[D];
+    int64_t h;
+    return 2 * j + decompose(j, colour, x, h);
+  }
+
+  /// Calls visit(k) for each of the 2D neighbours of colour-local site j; every neighbour has
+  /// the other colour and k is its colour-local index. Returns the site's lexicographic index.
+  template <class Visit>
+  LATTICA_HD_INLINE int64_t visit_neighbours(int64_t j, int colour, Visit&& visit) const {
+    int64_t x[D];
+    int64_t h;
+    const int p = decompose(j, colour, x, h);
+    // Along the last axis the two neighbours are pair h and pair h -/+ 1 (wrapped).
+    const int64_t row = j - h;
+    const int64_t h_other = p ? (h + 1 == half_last ? 0 : h + 1) : (h == 0 ? half_last - 1 : h - 1);
+    visit(row + h);
+    visit(row + h_other);
+    for (int a = 0; a < D - 1; ++a) {
+      const int64_t wrap = (extent[a] - 1) * stride[a];
+      visit(x[a] + 1 == extent[a] ? j - wrap : j + stride[a]);
+      visit(x[a] == 0 ? j + wrap : j - stride[a]);
+    }
+    return 2 * j + p;
+  }
+
+  /// Storage position (colour * V/2 + colour-local index) of lexicographic site i.
+  LATTICA_HD_INLINE int64_t storage_index(int64_t i) const {
+    int64_t rest = i;
+    int64_t coordinate_sum = 0;
+    for (int a = D - 1; a >= 0; --a) {
+      const int64_t q = rest / extent[a];
+      coordinate_sum += rest - q * extent[a];
+      rest = q;
+    }
+    return (coordinate_sum & 1) * half_volume + i / 2;
+  }
+};
+
+/// Copies checkerboard storage into lexicographic order; functor over lexicographic sites.
+template <int D, class T>
+struct GatherLexicographic {
+  Checkerboard<D> lattice;
+  const T* storage;
+  T* lexicographic;
+
+  LATTICA_HD_INLINE void operator()(int64_t i) const {
+    lexicographic[i] = storage[lattice.storage_index(i)];
+  }
+};
+
+}  // namespace lattica

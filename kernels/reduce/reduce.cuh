@@ -1,0 +1,97 @@
+#pragma once
+// Sum reductions on the GPU: warp shuffle -> block (one value per warp in shared memory)
+// -> grid (per-block partials, then one block adds them). The grid and block shapes are fixed
+// for a given n, so the order of additions, and hence a floating-point result, is repeatable.
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/backend/cuda_check.hpp"
+
+namespace lattica {
+
+constexpr int kReduceBlock = 256;      ///< threads per block in both passes
+constexpr int kReduceMaxBlocks = 1024; ///< partials the second pass adds
+
+/// Shuffles any trivially copyable value down by `offset` lanes, one 32-bit word at a time.
+template <class T>
+__device__ __forceinline__ T shuffle_down(const T& value, int offset) {
+  static_assert(std::is_trivially_copyable<T>::value && sizeof(T) % 4 == 0,
+                "shuffle_down needs a trivially copyable type of whole 32-bit words");
+  constexpr int words = sizeof(T) / 4;
+  unsigned int in[words];
+  unsigned int out[words];
+  memcpy(in, &value, sizeof(T));
+#pragma unroll
+  for (int w = 0; w < words; ++w) out[w] = __shfl_down_sync(0xffffffffu, in[w], offset);
+  T result;
+  memcpy(&result, out, sizeof(T));
+  return result;
+}
+
+/// Sum over the 32 lanes of a full warp; lane 0 holds the result.
+template <class T>
+__device__ __forceinline__ T warp_reduce_sum(T value) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) value = value + shuffle_down(value, offset);
+  return value;
+}
+
+/// Sum over a block of kReduceBlock threads; thread 0 holds the result.
+template <class T>
+__device__ __forceinline__ T block_reduce_sum(T value) {
+  constexpr int warps = kReduceBlock / 32;
+  __shared__ unsigned char raw[warps * sizeof(T)];
+  T* per_warp = reinterpret_cast<T*>(raw);
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+  value = warp_reduce_sum(value);
+  if (lane == 0) per_warp[warp] = value;
+  __syncthreads();
+  if (warp == 0) {
+    value = lane < warps ? per_warp[lane] : T{};
+    value = warp_reduce_sum(value);
+  }
+  return value;
+}
+
+/// First pass: block b sums f(i) over a grid-stride range and writes partials[b].
+template <class T, class F>
+__global__ void __launch_bounds__(kReduceBlock) reduce_partials_kernel(int64_t n, F f, T* partials) {
+  T sum{};
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kReduceBlock;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kReduceBlock + threadIdx.x; i < n; i += stride) {
+    sum = sum + f(i);
+  }
+  sum = block_reduce_sum(sum);
+  if (threadIdx.x == 0) partials[blockIdx.x] = sum;
+}
+
+/// Second pass: one block adds `count` partials into *result.
+template <class T>
+__global__ void __launch_bounds__(kReduceBlock) reduce_final_kernel(const T* partials, int count, T* result) {
+  T sum{};
+  for (int i = threadIdx.x; i < count; i += kReduceBlock) sum = sum + partials[i];
+  sum = block_reduce_sum(sum);
+  if (threadIdx.x == 0) *result = sum;
+}
+
+/// Number of first-pass blocks for n elements.
+inline int reduce_blocks(int64_t n) {
+  const int64_t blocks = (n + kReduceBlock - 1) / kReduceBlock;
+  return static_cast<int>(blocks < 1 ? 1 : (blocks > kReduceMaxBlocks ? kReduceMaxBlocks : blocks));
+}
+
+/// Sum of f(i), i in [0, n), into device memory *d_result. d_partials must hold
+/// kReduceMaxBlocks values of T. Asynchronous on `stream`.
+template <class T, class F>
+void device_reduce_sum(int64_t n, const F& f, T* d_partials, T* d_result, cudaStream_t stream) {
+  const int blocks = reduce_blocks(n);
+  reduce_partials_kernel<T><<<blocks, kReduceBlock, 0, stream>>>(n, f, d_partials);
+  LATTICA_CUDA_CHECK_LAUNCH(stream);
+  reduce_final_kernel<T><<<1, kReduceBlock, 0, stream>>>(d_partials, blocks, d_result);
+  LATTICA_CUDA_CHECK_LAUNCH(stream);
+}
+
+}  // namespace lattica

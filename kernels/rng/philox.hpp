@@ -1,0 +1,84 @@
+#pragma once
+// Counter-based Philox4x32-10: the only source of randomness in a Lattica chain.
+//
+// Key     = the 64-bit run seed (low word first), exactly as curand_init(seed, ...) keys it.
+// Counter = (step low, step high, site low, site high | stream << 16).
+// This is the layout curand_init(seed, subsequence = site | stream << 48, offset = 4 * step)
+// produces, so the cuRAND device API and the host implementation name the same numbers.
+// No generator state exists anywhere: a number is a pure function of (seed, stream, site, step).
+
+#include <cstdint>
+
+#include "kernels/common/host_device.hpp"
+
+#if defined(__CUDACC__)
+#include <curand_kernel.h>
+#endif
+
+namespace lattica {
+
+/// Independent random streams. Appending is allowed; renumbering changes every chain.
+enum class RngStream : uint32_t {
+  site_update = 0,    ///< per-site Monte Carlo moves, step = sweep index
+  initial_state = 1,  ///< hot start, step = 0
+  test = 0xFFFF,      ///< reserved for tests
+};
+
+/// Sites are named by their global lexicographic index, which must stay below 2^48.
+constexpr uint64_t kMaxRngSites = uint64_t(1) << 48;
+
+struct PhiloxCounter {
+  uint32_t x, y, z, w;
+};
+struct PhiloxKey {
+  uint32_t x, y;
+};
+struct PhiloxBlock {
+  uint32_t x, y, z, w;
+};
+
+/// Key for a run seed.
+LATTICA_HD_INLINE PhiloxKey philox_key(uint64_t seed) {
+  return {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};
+}
+
+/// Counter for (stream, site, step). Precondition: site < kMaxRngSites.
+LATTICA_HD_INLINE PhiloxCounter philox_counter(RngStream stream, uint64_t site, uint64_t step) {
+  return {static_cast<uint32_t>(step), static_cast<uint32_t>(step >> 32),
+          static_cast<uint32_t>(site),
+          static_cast<uint32_t>(site >> 32) | (static_cast<uint32_t>(stream) << 16)};
+}
+
+/// Philox4x32-10 on the host (Salmon et al., SC'11). Tests check it against Random123 and,
+/// on a GPU, against cuRAND.
+inline PhiloxBlock philox4x32_10_host(PhiloxCounter c, PhiloxKey k) {
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k.x += 0x9E3779B9u;  // Weyl key schedule
+      k.y += 0xBB67AE85u;
+    }
+    const uint64_t p0 = uint64_t(0xD2511F53u) * c.x;
+    const uint64_t p1 = uint64_t(0xCD9E8D57u) * c.z;
+    c = {static_cast<uint32_t>(p1 >> 32) ^ c.y ^ k.x, static_cast<uint32_t>(p1),
+         static_cast<uint32_t>(p0 >> 32) ^ c.w ^ k.y, static_cast<uint32_t>(p0)};
+  }
+  return {c.x, c.y, c.z, c.w};
+}
+
+/// One Philox4x32-10 block: the cuRAND device API on the GPU, the host version on the CPU.
+LATTICA_HD_INLINE PhiloxBlock philox4x32_10(PhiloxCounter c, PhiloxKey k) {
+#if defined(__CUDA_ARCH__)
+  const uint4 r = curand_Philox4x32_10(make_uint4(c.x, c.y, c.z, c.w), make_uint2(k.x, k.y));
+  return {r.x, r.y, r.z, r.w};
+#else
+  return philox4x32_10_host(c, k);
+#endif
+}
+
+/// The first 32 random bits for (seed, stream, site, step).
+LATTICA_HD_INLINE uint32_t philox_u32(uint64_t seed, RngStream stream, uint64_t site,
+                                      uint64_t step) {
+  return philox4x32_10(philox_counter(stream, site, step), philox_key(seed)).x;
+}
+
+}  // namespace lattica

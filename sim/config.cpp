@@ -1,0 +1,411 @@
+#include "sim/config.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <toml++/toml.h>
+
+namespace lattica {
+
+namespace {
+
+// The schema: every section and key a Lattica input may hold.
+struct KeyRule {
+  const char* section;
+  const char* key;
+};
+constexpr KeyRule kSchema[] = {
+    {"lattice", "dims"},           {"model", "kind"},          {"model", "beta"},
+    {"model", "h"},                {"update", "algorithm"},    {"run", "thermalization"},
+    {"run", "measurements"},       {"run", "measure_every"},   {"run", "seed"},
+    {"run", "backend"},            {"run", "start"},           {"run", "threads"},
+    {"run", "device"},             {"output", "path"},         {"output", "snapshot_every"},
+    {"output", "flush_every"},
+};
+constexpr const char* kSections[] = {"lattice", "model", "update", "run", "output"};
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+  return out;
+}
+
+/// "file:line:column" for a node from the file; the override text for a node from --set.
+std::string where(const toml::source_region& region, const std::string& fallback) {
+  const std::string path = region.path ? *region.path : fallback;
+  if (path.rfind("--", 0) == 0) return path;
+  if (region.begin.line == 0) return path;
+  return path + ":" + std::to_string(region.begin.line) + ":" + std::to_string(region.begin.column);
+}
+
+std::string show(const toml::node& node) {
+  std::ostringstream os;
+  node.visit([&](auto&& v) { os << v; });
+  std::string s = os.str();
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+/// Typed, validated access to the keys of a parsed input; collects every problem.
+class Reader {
+ public:
+  Reader(const toml::table& root, std::string source, std::vector<std::string>& errors)
+      : root_(root), source_(std::move(source)), errors_(errors) {}
+
+  const toml::node* find(const char* section, const char* key) const {
+    const toml::table* t = root_[section].as_table();
+    return t ? t->get(key) : nullptr;
+  }
+
+  void fail(const toml::node& node, const std::string& name, const std::string& reason) {
+    errors_.push_back(where(node.source(), source_) + ": " + name + " = " + show(node) + ": " + reason);
+  }
+
+  void missing(const std::string& name, const std::string& what) {
+    errors_.push_back(source_ + ": " + name + " is missing; it is required (" + what + ")");
+  }
+
+  /// An integer in [lo, hi]; `fallback` when absent (or required when there is none).
+  int64_t integer(const char* section, const char* key, std::optional<int64_t> fallback, int64_t lo,
+                  int64_t hi, const std::string& what) {
+    const std::string name = std::string(section) + "." + key;
+    const toml::node* node = find(section, key);
+    if (!node) {
+      if (!fallback) missing(name, what);
+      return fallback.value_or(lo);
+    }
+    const auto* v = node->as_integer();
+    if (!v) {
+      fail(*node, name, "expected an integer (" + what + ")");
+      return lo;
+    }
+    const int64_t x = v->get();
+    if (x < lo || x > hi) {
+      fail(*node, name, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (" + what + ")");
+      return lo;
+    }
+    return x;
+  }
+
+  /// A finite number (integer or float) >= lo; `fallback` when absent.
+  double number(const char* section, const char* key, std::optional<double> fallback, double lo,
+                const std::string& what) {
+    const std::string name = std::string(section) + "." + key;
+    const toml::node* node = find(section, key);
+    if (!node) {
+      if (!fallback) missing(name, what);
+      return fallback.value_or(0.0);
+    }
+    std::optional<double> x;
+    if (const auto* f = node->as_floating_point()) x = f->get();
+    if (const auto* i = node->as_integer()) x = static_cast<double>(i->get());
+    if (!x) {
+      fail(*node, name, "expected a number (" + what + ")");
+      return 0.0;
+    }
+    if (!std::isfinite(*x)) {
+      fail(*node, name, "must be a finite number (" + what + ")");
+      return 0.0;
+    }
+    if (*x < lo) {
+      std::ostringstream os;
+      os << "must be >= " << lo << " (" << what << ")";
+      fail(*node, name, os.str());
+      return lo;
+    }
+    return *x;
+  }
+
+  /// One of `choices`; `fallback` when absent.
+  std::string choice(const char* section, const char* key, std::optional<std::string> fallback,
+                     const std::vector<std::string>& choices) {
+    const std::string name = std::string(section) + "." + key;
+    const std::string allowed = "one of \"" + join(choices, "\", \"") + "\"";
+    const toml::node* node = find(section, key);
+    if (!node) {
+      if (!fallback) missing(name, allowed);
+      return fallback.value_or(choices.front());
+    }
+    const auto* s = node->as_string();
+    if (!s) {
+      fail(*node, name, "expected a string, " + allowed);
+      return choices.front();
+    }
+    for (const auto& c : choices) {
+      if (s->get() == c) return c;
+    }
+    fail(*node, name, "must be " + allowed);
+    return choices.front();
+  }
+
+  /// A non-empty string; `fallback` when absent.
+  std::string string(const char* section, const char* key, const std::string& fallback, const std::string& what) {
+    const std::string name = std::string(section) + "." + key;
+    const toml::node* node = find(section, key);
+    if (!node) return fallback;
+    const auto* s = node->as_string();
+    if (!s || s->get().empty()) {
+      fail(*node, name, "expected a non-empty string (" + what + ")");
+      return fallback;
+    }
+    return s->get();
+  }
+
+  /// lattice.dims: 2 to 4 even sizes >= 2 whose volume fits the RNG site numbering and memory.
+  std::vector<int64_t> dims() {
+    const char* name = "lattice.dims";
+    const std::string what = "an array of 2 to 4 even lattice sizes, e.g. [64, 64]";
+    const toml::node* node = find("lattice", "dims");
+    if (!node) {
+      missing(name, what);
+      return {};
+    }
+    const auto* array = node->as_array();
+    if (!array || array->size() < 2 || array->size() > 4) {
+      fail(*node, name, "expected " + what);
+      return {};
+    }
+    std::vector<int64_t> dims;
+    for (const toml::node& element : *array) {
+      const auto* v = element.as_integer();
+      if (!v) {
+        fail(*node, name, "every size must be an integer");
+        return {};
+      }
+      dims.push_back(v->get());
+    }
+    for (int64_t l : dims) {
+      if (l < 2) {
+        fail(*node, name, "every size must be >= 2");
+        return {};
+      }
+      if (l % 2 != 0) {
+        fail(*node, name, "every size must be even (the checkerboard update needs a bipartite periodic lattice)");
+        return {};
+      }
+    }
+    // Volume below 2^48: the Philox counter names sites with 48 bits (and no int64 overflow).
+    long double volume = 1;
+    for (int64_t l : dims) volume *= static_cast<long double>(l);
+    if (volume >= static_cast<long double>(kMaxRngSites)) {
+      fail(*node, name, "the lattice has more than 2^48 sites, the most the random-number counter can name");
+      return {};
+    }
+    // One byte per site for the spins and one for the lexicographic copy written to the output.
+    const long double needed = 2 * volume;
+    const long double available = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
+                                  static_cast<long double>(sysconf(_SC_PAGE_SIZE));
+    if (available > 0 && needed > available) {
+      std::ostringstream os;
+      os.precision(3);
+      os << "the lattice needs " << static_cast<double>(needed / (1L << 30)) << " GiB of host memory but this machine has "
+         << static_cast<double>(available / (1L << 30)) << " GiB";
+      fail(*node, name, os.str());
+      return {};
+    }
+    return dims;
+  }
+
+  /// Reports sections and keys the schema does not know.
+  void reject_unknown() {
+    for (auto&& [section_key, section_node] : root_) {
+      const std::string section(section_key.str());
+      bool known_section = false;
+      for (const char* s : kSections) known_section |= section == s;
+      if (!known_section) {
+        errors_.push_back(where(section_key.source(), source_) + ": unknown section '" + section +
+                          "' (known sections: " + join({std::begin(kSections), std::end(kSections)}, ", ") + ")");
+        continue;
+      }
+      const toml::table* table = section_node.as_table();
+      if (!table) {
+        errors_.push_back(where(section_node.source(), source_) + ": '" + section + "' must be a table");
+        continue;
+      }
+      std::vector<std::string> known;
+      for (const KeyRule& rule : kSchema) {
+        if (section == rule.section) known.push_back(rule.key);
+      }
+      for (auto&& [key, value] : *table) {
+        bool ok = false;
+        for (const auto& k : known) ok |= key.str() == k;
+        if (!ok) {
+          errors_.push_back(where(key.source(), source_) + ": unknown key '" + section + "." + std::string(key.str()) +
+                            "' (known keys in [" + section + "]: " + join(known, ", ") + ")");
+        }
+      }
+    }
+  }
+
+ private:
+  const toml::table& root_;
+  std::string source_;
+  std::vector<std::string>& errors_;
+};
+
+/// A TOML basic string holding s.
+std::string toml_quote(const std::string& s) {
+  std::string q = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') q += '\\';
+    q += ch;
+  }
+  return q + "\"";
+}
+
+/// Applies one "section.key=VALUE" override; VALUE is TOML, or else taken as a bare string.
+void apply_override(toml::table& root, const std::string& assignment, const std::string& origin,
+                    std::vector<std::string>& errors) {
+  const size_t eq = assignment.find('=');
+  const std::string path = eq == std::string::npos ? "" : assignment.substr(0, eq);
+  const size_t dot = path.find('.');
+  if (eq == std::string::npos || dot == std::string::npos || dot == 0 || dot + 1 == path.size() ||
+      path.find('.', dot + 1) != std::string::npos) {
+    errors.push_back(origin + ": expected SECTION.KEY=VALUE, e.g. --set model.beta=0.44");
+    return;
+  }
+  const std::string section = path.substr(0, dot);
+  const std::string key = path.substr(dot + 1);
+  const std::string text = assignment.substr(eq + 1);
+  toml::table parsed;
+  try {
+    parsed = toml::parse("value = " + text, origin);
+  } catch (const toml::parse_error&) {
+    try {
+      parsed = toml::parse("value = " + toml_quote(text), origin);  // a bare word such as run.h5
+    } catch (const toml::parse_error& e) {
+      errors.push_back(origin + ": cannot read VALUE: " + std::string(e.description()));
+      return;
+    }
+  }
+  toml::table* target = root[section].as_table();
+  if (!target) {
+    if (root.contains(section)) {
+      errors.push_back(origin + ": '" + section + "' in the input is not a table");
+      return;
+    }
+    root.insert(section, toml::table{});
+    target = root[section].as_table();
+  }
+  // Moving keeps the node's source region, so messages about it name the override.
+  parsed.get("value")->visit([&](auto&& v) { target->insert_or_assign(key, std::move(v)); });
+}
+
+std::string resolved_toml(const Config& c) {
+  toml::array dims;
+  for (int64_t l : c.dims) dims.push_back(l);
+  toml::table t{
+      {"lattice", toml::table{{"dims", dims}}},
+      {"model", toml::table{{"kind", c.model_kind}, {"beta", c.beta}, {"h", c.field}}},
+      {"update", toml::table{{"algorithm", c.algorithm}}},
+      {"run", toml::table{{"thermalization", c.thermalization},
+                          {"measurements", c.measurements},
+                          {"measure_every", c.measure_every},
+                          {"seed", static_cast<int64_t>(c.seed)},
+                          {"backend", c.backend},
+                          {"start", c.start},
+                          {"threads", c.threads},
+                          {"device", c.device}}},
+      {"output", toml::table{{"path", c.output_path},
+                             {"snapshot_every", c.snapshot_every},
+                             {"flush_every", c.flush_every}}},
+  };
+  std::ostringstream os;
+  os << t << "\n";
+  return os.str();
+}
+
+std::string default_output_path(const std::string& source_name) {
+  std::string stem = source_name;
+  const size_t slash = stem.find_last_of('/');
+  if (slash != std::string::npos) stem = stem.substr(slash + 1);
+  const size_t dot = stem.find_last_of('.');
+  if (dot != std::string::npos && dot > 0) stem = stem.substr(0, dot);
+  return (stem.empty() ? "lattica" : stem) + ".h5";
+}
+
+}  // namespace
+
+ConfigError::ConfigError(std::vector<std::string> messages)
+    : std::runtime_error(join(messages, "\n")), messages_(std::move(messages)) {}
+
+int64_t Config::volume() const {
+  int64_t v = 1;
+  for (int64_t l : dims) v *= l;
+  return v;
+}
+
+EngineSettings Config::engine_settings() const {
+  EngineSettings s;
+  s.dims = dims;
+  s.beta = beta;
+  s.field = field;
+  s.algorithm = algorithm == "heatbath" ? IsingAlgorithm::heatbath : IsingAlgorithm::metropolis;
+  s.seed = seed;
+  s.start = start == "cold" ? InitialState::cold : InitialState::hot;
+  s.cpu_threads = threads;
+  s.cuda_device = device;
+  return s;
+}
+
+Config parse_config(const std::string& text, const std::string& source_name, const ConfigOverrides& overrides) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source_name);
+  } catch (const toml::parse_error& e) {
+    throw ConfigError({where(e.source(), source_name) + ": invalid TOML: " + std::string(e.description())});
+  }
+
+  std::vector<std::string> errors;
+  for (const auto& s : overrides.set) apply_override(root, s, "--set " + s, errors);
+  if (overrides.backend) apply_override(root, "run.backend=" + toml_quote(*overrides.backend), "--backend " + *overrides.backend, errors);
+  if (overrides.output) apply_override(root, "output.path=" + toml_quote(*overrides.output), "--output " + *overrides.output, errors);
+  if (overrides.seed) apply_override(root, "run.seed=" + *overrides.seed, "--seed " + *overrides.seed, errors);
+
+  Reader r(root, source_name, errors);
+  r.reject_unknown();
+  constexpr int64_t kMaxCount = int64_t(1) << 40;
+  Config c;
+  c.dims = r.dims();
+  c.model_kind = r.choice("model", "kind", std::nullopt, {"ising"});
+  c.beta = r.number("model", "beta", std::nullopt, 0.0, "inverse temperature, a number >= 0");
+  c.field = r.number("model", "h", 0.0, -std::numeric_limits<double>::max(), "external field");
+  c.algorithm = r.choice("update", "algorithm", "metropolis", {"metropolis", "heatbath"});
+  c.thermalization = r.integer("run", "thermalization", std::nullopt, 0, kMaxCount, "sweeps before measuring");
+  c.measurements = r.integer("run", "measurements", std::nullopt, 0, kMaxCount, "number of measurements");
+  c.measure_every = r.integer("run", "measure_every", 1, 1, kMaxCount, "sweeps between measurements");
+  c.seed = static_cast<uint64_t>(r.integer("run", "seed", std::nullopt, 0, std::numeric_limits<int64_t>::max(),
+                                           "random seed, an integer >= 0"));
+  c.backend = r.choice("run", "backend", "auto", {"auto", "cpu", "cuda"});
+  c.start = r.choice("run", "start", "hot", {"hot", "cold"});
+  c.threads = static_cast<int>(r.integer("run", "threads", 0, 0, 4096, "CPU threads, 0 = all"));
+  c.device = static_cast<int>(r.integer("run", "device", 0, 0, 1023, "CUDA device index"));
+  c.output_path = r.string("output", "path", default_output_path(source_name), "output HDF5 file");
+  c.snapshot_every = r.integer("output", "snapshot_every", 0, 0, kMaxCount, "sweeps between snapshots, 0 = final only");
+  c.flush_every = r.integer("output", "flush_every", 1000, 1, kMaxCount, "measurements between flushes to disk");
+
+  if (errors.empty() && static_cast<long double>(c.measurements) * c.measure_every + c.thermalization >
+                            static_cast<long double>(int64_t(1) << 62)) {
+    errors.push_back(source_name + ": run.thermalization + run.measurements * run.measure_every is too many sweeps");
+  }
+  if (!errors.empty()) throw ConfigError(errors);
+
+  c.input_path = source_name;
+  c.input_text = text;
+  c.resolved_toml = resolved_toml(c);
+  return c;
+}
+
+Config load_config(const std::string& path, const ConfigOverrides& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError({path + ": cannot read the input file"});
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ConfigError({path + ": error while reading the input file"});
+  return parse_config(text.str(), path, overrides);
+}
+
+}  // namespace lattica

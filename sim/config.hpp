@@ -1,0 +1,65 @@
+#pragma once
+// Input schema: parsing, command-line overrides and validation of a Lattica TOML input.
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/engine.hpp"
+
+namespace lattica {
+
+/// Everything wrong with an input, one message per problem; the driver exits with code 2.
+class ConfigError : public std::runtime_error {
+ public:
+  explicit ConfigError(std::vector<std::string> messages);
+  const std::vector<std::string>& messages() const { return messages_; }
+
+ private:
+  std::vector<std::string> messages_;
+};
+
+/// Values given on the command line; each is validated exactly like the same key in the file.
+struct ConfigOverrides {
+  std::vector<std::string> set;  ///< "section.key=VALUE", VALUE in TOML syntax (bare strings allowed)
+  std::optional<std::string> backend;
+  std::optional<std::string> output;
+  std::optional<std::string> seed;
+};
+
+struct Config {
+  std::vector<int64_t> dims;
+  std::string model_kind;
+  double beta = 0.0;
+  double field = 0.0;
+  std::string algorithm;  ///< "metropolis" or "heatbath"
+  int64_t thermalization = 0;
+  int64_t measurements = 0;
+  int64_t measure_every = 1;
+  uint64_t seed = 0;
+  std::string backend;  ///< "auto", "cpu" or "cuda"
+  std::string start;    ///< "hot" or "cold"
+  int threads = 0;
+  int device = 0;
+  std::string output_path;
+  int64_t snapshot_every = 0;
+  int64_t flush_every = 1000;
+
+  std::string input_path;     ///< as given
+  std::string input_text;     ///< the input file verbatim
+  std::string resolved_toml;  ///< every key with its final value, as TOML
+
+  int64_t volume() const;
+  EngineSettings engine_settings() const;
+};
+
+/// Parses TOML text (source_name names it in messages), applies overrides, validates.
+Config parse_config(const std::string& text, const std::string& source_name,
+                    const ConfigOverrides& overrides = {});
+
+/// Reads and parses an input file. Throws ConfigError for unreadable or invalid input.
+Config load_config(const std::string& path, const ConfigOverrides& overrides = {});
+
+}  // namespace lattica

@@ -1,0 +1,41 @@
+#include "kernels/backend/cuda_exec.cuh"
+#include "sim/ising_engine.hpp"
+
+namespace lattica {
+
+int cuda_device_count(std::string& reason) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    reason = std::string("no usable CUDA device (") + cudaGetErrorString(status) + ")";
+    cudaGetLastError();  // clear the sticky error so later CUDA calls are not blamed for it
+    return 0;
+  }
+  if (count == 0) reason = "no CUDA device found";
+  return count;
+}
+
+std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
+  std::string reason;
+  const int count = cuda_device_count(reason);
+  if (count == 0) throw CudaError(reason);
+  if (settings.cuda_device < 0 || settings.cuda_device >= count) {
+    throw InputError("run.device = " + std::to_string(settings.cuda_device) + ": only " +
+                     std::to_string(count) + " CUDA device(s) present");
+  }
+  LATTICA_CUDA_CHECK(cudaSetDevice(settings.cuda_device));
+  int64_t volume = 1;
+  for (int64_t l : settings.dims) volume *= l;
+  // Spins and their lexicographic copy: one byte each per site, plus reduction scratch.
+  const size_t needed = 2 * static_cast<size_t>(volume) + (size_t(1) << 20);
+  size_t free_bytes = 0, total_bytes = 0;
+  LATTICA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (needed > free_bytes) {
+    throw InputError("lattice.dims: the lattice needs " + std::to_string(needed >> 20) +
+                     " MiB of GPU memory but only " + std::to_string(free_bytes >> 20) +
+                     " MiB are free on CUDA device " + std::to_string(settings.cuda_device));
+  }
+  return make_ising_engine<CudaExec>(settings, "cuda", settings.cuda_device);
+}
+
+}  // namespace lattica

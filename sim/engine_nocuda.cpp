@@ -1,0 +1,17 @@
+// Stand-ins for a build without the CUDA toolkit: the CUDA backend reports itself absent.
+#include <stdexcept>
+
+#include "sim/engine.hpp"
+
+namespace lattica {
+
+int cuda_device_count(std::string& reason) {
+  reason = "this sim was built without the CUDA toolkit";
+  return 0;
+}
+
+std::unique_ptr<Engine> make_cuda_engine(const EngineSettings&) {
+  throw InputError("run.backend = \"cuda\": this sim was built without the CUDA toolkit");
+}
+
+}  // namespace lattica

@@ -1,0 +1,229 @@
+#include "sim/output.hpp"
+
+#include <ctime>
+
+#include "sim/version.hpp"
+
+namespace lattica {
+
+namespace {
+
+/// Collects HDF5's error stack into one line.
+herr_t append_error(unsigned n, const H5E_error2_t* e, void* data) {
+  auto* out = static_cast<std::string*>(data);
+  if (n > 0) *out += "; ";
+  *out += std::string(e->func_name ? e->func_name : "?") + ": " + (e->desc ? e->desc : "?");
+  return 0;
+}
+
+[[noreturn]] void throw_hdf(const char* call, const char* file, int line) {
+  std::string stack;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, append_error, &stack);
+  H5Eclear2(H5E_DEFAULT);
+  throw HdfError(std::string("HDF5 error at ") + file + ":" + std::to_string(line) + ": " + call +
+                 (stack.empty() ? "" : ": " + stack));
+}
+
+template <class T>
+T check_h5(T result, const char* call, const char* file, int line) {
+  if (result < 0) throw_hdf(call, file, line);
+  return result;
+}
+
+#define H5_CHECK(call) check_h5((call), #call, __FILE__, __LINE__)
+
+/// Silences HDF5's own printing once; errors reach the user through HdfError instead.
+void quiet_hdf5() {
+  static const bool done = [] {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    return true;
+  }();
+  (void)done;
+}
+
+void write_string_attribute(hid_t object, const char* name, const std::string& value) {
+  H5Id type(H5_CHECK(H5Tcopy(H5T_C_S1)), H5Tclose);
+  H5_CHECK(H5Tset_size(type.get(), H5T_VARIABLE));
+  H5_CHECK(H5Tset_cset(type.get(), H5T_CSET_UTF8));
+  H5Id space(H5_CHECK(H5Screate(H5S_SCALAR)), H5Sclose);
+  H5Id attr(H5_CHECK(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT)), H5Aclose);
+  const char* text = value.c_str();
+  H5_CHECK(H5Awrite(attr.get(), type.get(), &text));
+}
+
+template <class T>
+void write_numeric_attribute(hid_t object, const char* name, hid_t type, const T* values, hsize_t n, bool scalar) {
+  H5Id space(scalar ? H5_CHECK(H5Screate(H5S_SCALAR)) : H5_CHECK(H5Screate_simple(1, &n, nullptr)), H5Sclose);
+  H5Id attr(H5_CHECK(H5Acreate2(object, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT)), H5Aclose);
+  H5_CHECK(H5Awrite(attr.get(), type, values));
+}
+
+/// Sets (creating on first use) a scalar int64 attribute.
+void set_int64_attribute(hid_t object, const char* name, int64_t value) {
+  if (H5_CHECK(H5Aexists(object, name)) == 0) {
+    write_numeric_attribute(object, name, H5T_NATIVE_INT64, &value, 1, true);
+    return;
+  }
+  H5Id attr(H5_CHECK(H5Aopen(object, name, H5P_DEFAULT)), H5Aclose);
+  H5_CHECK(H5Awrite(attr.get(), H5T_NATIVE_INT64, &value));
+}
+
+/// An empty dataset of shape [0, tail...], unlimited along axis 0.
+H5Id create_extendable(hid_t parent, const char* name, hid_t type, const std::vector<hsize_t>& tail,
+                       const std::vector<hsize_t>& chunk) {
+  std::vector<hsize_t> dims{0}, max_dims{H5S_UNLIMITED};
+  for (hsize_t t : tail) {
+    dims.push_back(t);
+    max_dims.push_back(t);
+  }
+  H5Id space(H5_CHECK(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), max_dims.data())), H5Sclose);
+  H5Id plist(H5_CHECK(H5Pcreate(H5P_DATASET_CREATE)), H5Pclose);
+  H5_CHECK(H5Pset_chunk(plist.get(), static_cast<int>(chunk.size()), chunk.data()));
+  return H5Id(H5_CHECK(H5Dcreate2(parent, name, type, space.get(), H5P_DEFAULT, plist.get(), H5P_DEFAULT)),
+              H5Dclose);
+}
+
+/// Writes `count` rows of shape tail at row `first` of an extendable dataset, growing it.
+void append_rows(hid_t set, hid_t type, int64_t first, int64_t count, const std::vector<hsize_t>& tail,
+                 const void* data) {
+  std::vector<hsize_t> size{static_cast<hsize_t>(first + count)}, start{static_cast<hsize_t>(first)},
+      block{static_cast<hsize_t>(count)};
+  for (hsize_t t : tail) {
+    size.push_back(t);
+    start.push_back(0);
+    block.push_back(t);
+  }
+  H5_CHECK(H5Dset_extent(set, size.data()));
+  H5Id file_space(H5_CHECK(H5Dget_space(set)), H5Sclose);
+  H5_CHECK(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, block.data(), nullptr));
+  H5Id memory_space(H5_CHECK(H5Screate_simple(static_cast<int>(block.size()), block.data(), nullptr)), H5Sclose);
+  H5_CHECK(H5Dwrite(set, type, memory_space.get(), file_space.get(), H5P_DEFAULT, data));
+}
+
+/// Snapshot chunks: one frame, cut along the leading axes to at most 64 MiB (HDF5 caps a
+/// chunk at 4 GiB, and smaller chunks keep partial reads cheap).
+std::vector<hsize_t> snapshot_chunk(const std::vector<hsize_t>& tail) {
+  std::vector<hsize_t> chunk{1};
+  chunk.insert(chunk.end(), tail.begin(), tail.end());
+  auto bytes = [&] {
+    hsize_t b = 1;
+    for (hsize_t c : chunk) b *= c;
+    return b;
+  };
+  for (size_t axis = 1; axis < chunk.size() && bytes() > (hsize_t(64) << 20); ++axis) {
+    while (chunk[axis] > 1 && bytes() > (hsize_t(64) << 20)) chunk[axis] = (chunk[axis] + 1) / 2;
+  }
+  return chunk;
+}
+
+}  // namespace
+
+H5Id& H5Id::operator=(H5Id&& o) noexcept {
+  if (this != &o) {
+    reset();
+    id_ = o.id_;
+    close_ = o.close_;
+    o.id_ = H5I_INVALID_HID;
+  }
+  return *this;
+}
+
+void H5Id::reset() {
+  if (id_ >= 0 && close_) close_(id_);  // a failed close cannot be reported from a destructor
+  id_ = H5I_INVALID_HID;
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadata& m,
+                       const std::vector<std::string>& observables, const std::vector<std::string>& descriptions)
+    : path_(path), dims_(m.dims) {
+  quiet_hdf5();
+  file_ = H5Id(H5_CHECK(H5Fcreate(path.c_str(), overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT)),
+               H5Fclose);
+  const hid_t root = file_.get();
+  write_string_attribute(root, "schema", "lattica/1");
+  write_string_attribute(root, "program_version", kLatticaVersion);
+  write_string_attribute(root, "git_commit", kLatticaGitCommit);
+  write_string_attribute(root, "created_utc", utc_now_iso8601());
+  write_string_attribute(root, "input_path", m.input_path);
+  write_string_attribute(root, "input_toml", m.input_toml);
+  write_string_attribute(root, "resolved_config", m.resolved_toml);
+  write_string_attribute(root, "model", m.model);
+  write_string_attribute(root, "algorithm", m.algorithm);
+  write_string_attribute(root, "backend", m.backend);
+  write_string_attribute(root, "device", m.device);
+  write_numeric_attribute(root, "seed", H5T_NATIVE_UINT64, &m.seed, 1, true);
+  write_numeric_attribute(root, "beta", H5T_NATIVE_DOUBLE, &m.beta, 1, true);
+  write_numeric_attribute(root, "h", H5T_NATIVE_DOUBLE, &m.field, 1, true);
+  write_numeric_attribute(root, "lattice_dims", H5T_NATIVE_INT64, m.dims.data(), m.dims.size(), false);
+
+  observables_group_ = H5Id(H5_CHECK(H5Gcreate2(root, "observables", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), H5Gclose);
+  for (size_t o = 0; o < observables.size(); ++o) {
+    observable_sets_.push_back(
+        create_extendable(observables_group_.get(), observables[o].c_str(), H5T_NATIVE_DOUBLE, {}, {4096}));
+    write_string_attribute(observable_sets_.back().get(), "description", descriptions[o]);
+  }
+  sweep_set_ = create_extendable(observables_group_.get(), "sweep", H5T_NATIVE_INT64, {}, {4096});
+  write_string_attribute(sweep_set_.get(), "description", "sweeps completed when the measurement was taken");
+  set_int64_attribute(observables_group_.get(), "committed_length", 0);
+
+  snapshots_group_ = H5Id(H5_CHECK(H5Gcreate2(root, "snapshots", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), H5Gclose);
+  const std::vector<hsize_t> tail(m.dims.begin(), m.dims.end());
+  snapshot_set_ = create_extendable(snapshots_group_.get(), "configuration", H5T_NATIVE_INT8, tail, snapshot_chunk(tail));
+  write_string_attribute(snapshot_set_.get(), "description",
+                         "spins (+1/-1), frames x lattice in lexicographic order (last axis fastest)");
+  snapshot_sweep_set_ = create_extendable(snapshots_group_.get(), "sweep", H5T_NATIVE_INT64, {}, {256});
+  write_string_attribute(snapshot_sweep_set_.get(), "description", "sweeps completed when each frame was taken");
+  set_int64_attribute(snapshots_group_.get(), "committed_length", 0);
+  flush();
+}
+
+void OutputFile::append_measurements(const std::vector<int64_t>& sweeps, const std::vector<double>& values) {
+  const int64_t count = static_cast<int64_t>(sweeps.size());
+  if (count == 0) return;
+  const size_t n_obs = observable_sets_.size();
+  std::vector<double> column(static_cast<size_t>(count));
+  for (size_t o = 0; o < n_obs; ++o) {
+    for (int64_t k = 0; k < count; ++k) column[static_cast<size_t>(k)] = values[static_cast<size_t>(k) * n_obs + o];
+    append_rows(observable_sets_[o].get(), H5T_NATIVE_DOUBLE, measurements_, count, {}, column.data());
+  }
+  append_rows(sweep_set_.get(), H5T_NATIVE_INT64, measurements_, count, {}, sweeps.data());
+  measurements_ += count;
+}
+
+void OutputFile::append_snapshot(int64_t sweep, const int8_t* configuration) {
+  const std::vector<hsize_t> tail(dims_.begin(), dims_.end());
+  append_rows(snapshot_set_.get(), H5T_NATIVE_INT8, snapshots_, 1, tail, configuration);
+  append_rows(snapshot_sweep_set_.get(), H5T_NATIVE_INT64, snapshots_, 1, {}, &sweep);
+  ++snapshots_;
+}
+
+void OutputFile::flush() {
+  // Data first, then the lengths that vouch for it, then the lengths themselves.
+  H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
+  set_int64_attribute(observables_group_.get(), "committed_length", measurements_);
+  set_int64_attribute(snapshots_group_.get(), "committed_length", snapshots_);
+  H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
+}
+
+void OutputFile::close() {
+  if (file_.get() < 0) return;
+  flush();
+  observable_sets_.clear();
+  sweep_set_.reset();
+  snapshot_set_.reset();
+  snapshot_sweep_set_.reset();
+  observables_group_.reset();
+  snapshots_group_.reset();
+  H5_CHECK(H5Fclose(file_.release()));  // closed here, not in a destructor, so failures are reported
+}
+
+}  // namespace lattica

@@ -1,0 +1,93 @@
+#pragma once
+// HDF5 output in schema "lattica/1": root attributes, extendable observable series, snapshots.
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lattica {
+
+/// An HDF5 failure (I/O, disk full, bad path): exit code 3.
+class HdfError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Owns one HDF5 identifier and closes it with the matching H5?close.
+class H5Id {
+ public:
+  H5Id() = default;
+  H5Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  H5Id(H5Id&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = H5I_INVALID_HID; }
+  H5Id& operator=(H5Id&& o) noexcept;
+  H5Id(const H5Id&) = delete;
+  H5Id& operator=(const H5Id&) = delete;
+  ~H5Id() { reset(); }
+  hid_t get() const { return id_; }
+  /// Gives up ownership without closing.
+  hid_t release() {
+    const hid_t id = id_;
+    id_ = H5I_INVALID_HID;
+    return id;
+  }
+  void reset();
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  herr_t (*close_)(hid_t) = nullptr;
+};
+
+/// Everything the root of the file records about how it was made.
+struct RunMetadata {
+  std::string input_toml;
+  std::string resolved_toml;
+  std::string input_path;
+  std::vector<int64_t> dims;
+  std::string model;
+  std::string algorithm;
+  double beta = 0.0;
+  double field = 0.0;
+  uint64_t seed = 0;
+  std::string backend;
+  std::string device;
+};
+
+class OutputFile {
+ public:
+  /// Creates the file; refuses an existing one unless overwrite is set.
+  OutputFile(const std::string& path, bool overwrite, const RunMetadata& metadata,
+             const std::vector<std::string>& observables, const std::vector<std::string>& descriptions);
+
+  /// Appends measurements: sweeps[k] and values[k * n_observables + o].
+  void append_measurements(const std::vector<int64_t>& sweeps, const std::vector<double>& values);
+
+  /// Appends one lexicographic configuration (int8, volume entries) taken after `sweep` sweeps.
+  void append_snapshot(int64_t sweep, const int8_t* configuration);
+
+  /// Pushes everything to disk and records the committed lengths.
+  void flush();
+
+  void close();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::vector<int64_t> dims_;
+  H5Id file_;
+  H5Id observables_group_;
+  H5Id snapshots_group_;
+  std::vector<H5Id> observable_sets_;
+  H5Id sweep_set_;
+  H5Id snapshot_set_;
+  H5Id snapshot_sweep_set_;
+  int64_t measurements_ = 0;
+  int64_t snapshots_ = 0;
+};
+
+/// UTC time now, ISO 8601 ("2026-11-21T10:00:00Z").
+std::string utc_now_iso8601();
+
+}  // namespace lattica
