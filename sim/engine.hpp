@@ -30,6 +30,7 @@ struct EngineSettings {
   InitialState start = InitialState::hot;
   int cpu_threads = 0;  ///< 0: OpenMP default
   int cuda_device = 0;
+  int cuda_block_size = 256;  ///< threads per block; the chain does not depend on it
 };
 
 /// A Markov chain on one backend. Sweep indices are global: sweep k always uses the random

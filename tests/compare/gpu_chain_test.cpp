@@ -1,0 +1,78 @@
+// The CUDA backend runs the same Markov chain as the CPU reference, bit for bit: every
+// measurement and the final configuration, over many sweeps, sizes, dimensions, algorithms,
+// fields, starts and GPU block sizes.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tests/support/gpu.hpp"
+#include "tests/support/statistics.hpp"
+
+namespace lattica::test {
+namespace {
+
+struct ChainCase {
+  const char* name;
+  std::vector<int64_t> dims;
+  double beta;
+  double h;
+  IsingAlgorithm algorithm;
+  InitialState start;
+  int sweeps;
+};
+
+std::ostream& operator<<(std::ostream& os, const ChainCase& c) { return os << c.name; }
+
+class GpuChain : public ::testing::TestWithParam<ChainCase> {};
+
+TEST_P(GpuChain, IdenticalToCpuReference) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  const ChainCase& c = GetParam();
+  EngineSettings s;
+  s.dims = c.dims;
+  s.beta = c.beta;
+  s.field = c.h;
+  s.algorithm = c.algorithm;
+  s.start = c.start;
+  s.seed = 0x5eed0000ULL + c.dims.size();
+  const int every = 10;
+  auto cpu = make_cpu_engine(s);
+  const auto cpu_series = sample(*cpu, 0, c.sweeps / every, every);
+  std::vector<int8_t> cpu_config(static_cast<size_t>(cpu->volume()));
+  cpu->configuration(cpu_config.data());
+
+  for (int block : {64, 256, 1024}) {
+    s.cuda_block_size = block;
+    auto gpu = make_cuda_engine(s);
+    const auto gpu_series = sample(*gpu, 0, c.sweeps / every, every);
+    std::vector<int8_t> gpu_config(static_cast<size_t>(gpu->volume()));
+    gpu->configuration(gpu_config.data());
+    ASSERT_EQ(gpu_series.size(), cpu_series.size());
+    for (size_t o = 0; o < cpu_series.size(); ++o) {
+      for (size_t k = 0; k < cpu_series[o].size(); ++k) {
+        ASSERT_EQ(gpu_series[o][k], cpu_series[o][k])
+            << "block " << block << ", observable " << o << ", measurement " << k;
+      }
+    }
+    size_t differing = 0;
+    for (size_t i = 0; i < cpu_config.size(); ++i) differing += cpu_config[i] != gpu_config[i];
+    EXPECT_EQ(differing, 0u) << "block " << block << ": sites differing in the final configuration";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, GpuChain,
+    ::testing::Values(
+        ChainCase{"Ising2d_256_critical_metropolis", {256, 256}, 0.44068679350977151, 0.0, IsingAlgorithm::metropolis, InitialState::hot, 1000},
+        ChainCase{"Ising2d_130x66_heatbath_field", {130, 66}, 0.5, 0.07, IsingAlgorithm::heatbath, InitialState::cold, 1000},
+        ChainCase{"Ising2d_1024_low_temperature", {1024, 1024}, 0.6, 0.0, IsingAlgorithm::metropolis, InitialState::hot, 200},
+        ChainCase{"Ising2d_2x512_thin", {2, 512}, 0.3, -0.2, IsingAlgorithm::metropolis, InitialState::hot, 500},
+        ChainCase{"Ising3d_32_critical", {32, 32, 32}, 0.2216544, 0.0, IsingAlgorithm::metropolis, InitialState::hot, 500},
+        ChainCase{"Ising3d_16x8x24_heatbath", {16, 8, 24}, 0.25, 0.1, IsingAlgorithm::heatbath, InitialState::hot, 500},
+        ChainCase{"Ising4d_12_metropolis", {12, 12, 12, 12}, 0.1497, 0.0, IsingAlgorithm::metropolis, InitialState::hot, 300},
+        ChainCase{"Ising4d_8x4x6x10_heatbath", {8, 4, 6, 10}, 0.2, 0.0, IsingAlgorithm::heatbath, InitialState::cold, 300}),
+    [](const ::testing::TestParamInfo<ChainCase>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace lattica::test

@@ -1,0 +1,45 @@
+#include "tests/support/statistics.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace lattica::test {
+
+Estimate binned_estimate(const std::vector<double>& series, int bins) {
+  const size_t per_bin = series.size() / static_cast<size_t>(bins);
+  if (per_bin == 0) throw std::invalid_argument("binned_estimate: fewer samples than bins");
+  std::vector<double> means(static_cast<size_t>(bins), 0.0);
+  double total = 0.0;
+  for (int b = 0; b < bins; ++b) {
+    double s = 0.0;
+    for (size_t i = 0; i < per_bin; ++i) s += series[b * per_bin + i];
+    means[b] = s / static_cast<double>(per_bin);
+    total += means[b];
+  }
+  const double mean = total / bins;
+  double var = 0.0;
+  for (double m : means) var += (m - mean) * (m - mean);
+  var /= (bins - 1);
+  return {mean, std::sqrt(var / bins)};
+}
+
+double z_score(const Estimate& e, double exact) { return (e.mean - exact) / e.error; }
+
+std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization, int64_t measurements,
+                                        int64_t every) {
+  const size_t n_obs = engine.observable_names().size();
+  std::vector<std::vector<double>> series(n_obs);
+  std::vector<double> values(n_obs);
+  engine.initialize();
+  engine.sweep(0, static_cast<uint64_t>(thermalization));
+  uint64_t sweep = static_cast<uint64_t>(thermalization);
+  for (int64_t m = 0; m < measurements; ++m) {
+    engine.sweep(sweep, static_cast<uint64_t>(every));
+    sweep += static_cast<uint64_t>(every);
+    engine.measure(values.data());
+    for (size_t o = 0; o < n_obs; ++o) series[o].push_back(values[o]);
+  }
+  return series;
+}
+
+}  // namespace lattica::test

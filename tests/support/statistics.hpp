@@ -1,0 +1,35 @@
+#pragma once
+// Error estimates for correlated Monte Carlo series, and the z-score tests built on them.
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/engine.hpp"
+
+namespace lattica::test {
+
+/// Mean and its standard error from `bins` equal consecutive blocks (binning analysis).
+/// With blocks much longer than the autocorrelation time the block means are independent.
+struct Estimate {
+  double mean;
+  double error;
+};
+Estimate binned_estimate(const std::vector<double>& series, int bins = 50);
+
+/// (estimate - exact) / error.
+double z_score(const Estimate& e, double exact);
+
+/// Runs `measurements` measurements, `every` sweeps apart, after `thermalization` sweeps, and
+/// returns one series per observable (engine.observable_names() order).
+std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization, int64_t measurements,
+                                        int64_t every);
+
+/// Transforms a series element-wise.
+template <class F>
+std::vector<double> map(const std::vector<double>& x, F f) {
+  std::vector<double> y(x.size());
+  for (size_t i = 0; i < x.size(); ++i) y[i] = f(x[i]);
+  return y;
+}
+
+}  // namespace lattica::test

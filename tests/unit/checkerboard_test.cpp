@@ -1,0 +1,102 @@
+// Checkerboard geometry against plain coordinate arithmetic.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "kernels/lattice/checkerboard.hpp"
+
+namespace lattica {
+namespace {
+
+template <int D>
+void check_geometry(std::vector<int64_t> dims) {
+  const Checkerboard<D> g = Checkerboard<D>::make(dims.data());
+  int64_t volume = 1;
+  for (int64_t l : dims) volume *= l;
+  ASSERT_EQ(g.volume(), volume);
+
+  auto coords = [&](int64_t i) {
+    std::vector<int64_t> x(D);
+    for (int a = D - 1; a >= 0; --a) {
+      x[a] = i % dims[a];
+      i /= dims[a];
+    }
+    return x;
+  };
+  auto lex = [&](const std::vector<int64_t>& x) {
+    int64_t i = 0;
+    for (int a = 0; a < D; ++a) i = i * dims[a] + x[a];
+    return i;
+  };
+
+  // storage_index is a bijection onto [0, V) that puts colour (sum of coordinates) mod 2 first.
+  std::vector<int64_t> storage(volume);
+  std::set<int64_t> seen;
+  for (int64_t i = 0; i < volume; ++i) {
+    storage[i] = g.storage_index(i);
+    const auto x = coords(i);
+    int64_t sum = 0;
+    for (int64_t c : x) sum += c;
+    EXPECT_EQ(storage[i] >= g.half_volume, sum % 2 == 1) << "site " << i;
+    seen.insert(storage[i]);
+    const int colour = storage[i] >= g.half_volume;
+    EXPECT_EQ(g.lex_index(storage[i] - colour * g.half_volume, colour), i);
+  }
+  EXPECT_EQ(static_cast<int64_t>(seen.size()), volume);
+  EXPECT_EQ(*seen.rbegin(), volume - 1);
+
+  // visit_neighbours yields exactly the 2D periodic neighbours, with multiplicity.
+  for (int64_t i = 0; i < volume; ++i) {
+    const int colour = storage[i] >= g.half_volume;
+    const int64_t j = storage[i] - colour * g.half_volume;
+    std::vector<int64_t> got;
+    const int64_t site = g.visit_neighbours(j, colour, [&](int64_t k) { got.push_back((1 - colour) * g.half_volume + k); });
+    EXPECT_EQ(site, i);
+    std::vector<int64_t> want;
+    const auto x = coords(i);
+    for (int a = 0; a < D; ++a) {
+      for (int step : {1, -1}) {
+        auto y = x;
+        y[a] = (y[a] + step + dims[a]) % dims[a];
+        want.push_back(storage[lex(y)]);
+      }
+    }
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want) << "site " << i;
+  }
+}
+
+TEST(Checkerboard, TwoDimensions) {
+  check_geometry<2>({4, 4});
+  check_geometry<2>({6, 10});
+  check_geometry<2>({2, 8});
+  check_geometry<2>({8, 2});
+}
+
+TEST(Checkerboard, ThreeDimensions) {
+  check_geometry<3>({4, 6, 8});
+  check_geometry<3>({2, 2, 2});
+  check_geometry<3>({4, 2, 2});
+}
+
+TEST(Checkerboard, FourDimensions) {
+  check_geometry<4>({4, 4, 6, 2});
+  check_geometry<4>({2, 2, 2, 2});
+}
+
+TEST(Checkerboard, GatherWritesLexicographicOrder) {
+  const std::vector<int64_t> dims{4, 6};
+  const Checkerboard<2> g = Checkerboard<2>::make(dims.data());
+  std::vector<int> storage(24), lexicographic(24, -1);
+  for (int64_t i = 0; i < 24; ++i) storage[g.storage_index(i)] = static_cast<int>(i);
+  const GatherLexicographic<2, int> gather{g, storage.data(), lexicographic.data()};
+  for (int64_t i = 0; i < 24; ++i) gather(i);
+  for (int i = 0; i < 24; ++i) EXPECT_EQ(lexicographic[i], i);
+}
+
+}  // namespace
+}  // namespace lattica

@@ -1,0 +1,46 @@
+// The CPU execution policy: coverage of for_each and thread-count-independent reductions.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/backend/cpu_exec.hpp"
+
+namespace lattica {
+namespace {
+
+TEST(CpuExec, ForEachVisitsEveryIndexOnce) {
+  std::vector<int> hits(100003, 0);
+  CpuExec(2).for_each(static_cast<int64_t>(hits.size()), [&](int64_t i) { hits[i] += 1; });
+  for (int h : hits) ASSERT_EQ(h, 1);
+}
+
+TEST(CpuExec, IntegerReductionIsExact) {
+  std::mt19937_64 gen(3);
+  std::vector<long long> data(1000001);
+  long long want = 0;
+  for (auto& x : data) {
+    x = static_cast<long long>(gen() >> 20) - (1LL << 43);
+    want += x;
+  }
+  for (int threads : {1, 2, 3}) {
+    EXPECT_EQ(CpuExec(threads).reduce_sum<long long>(static_cast<int64_t>(data.size()), [&](int64_t i) { return data[i]; }),
+              want);
+  }
+}
+
+TEST(CpuExec, FloatingReductionDoesNotDependOnThreads) {
+  std::mt19937_64 gen(4);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> data(777777);
+  for (auto& x : data) x = u(gen) * std::exp(10 * u(gen));
+  auto f = [&](int64_t i) { return data[i]; };
+  const double one = CpuExec(1).reduce_sum<double>(static_cast<int64_t>(data.size()), f);
+  EXPECT_EQ(CpuExec(2).reduce_sum<double>(static_cast<int64_t>(data.size()), f), one);
+  EXPECT_EQ(CpuExec(5).reduce_sum<double>(static_cast<int64_t>(data.size()), f), one);
+}
+
+}  // namespace
+}  // namespace lattica
