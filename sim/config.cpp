@@ -2,11 +2,12 @@
 
 #include <unistd.h>
 
+#include <toml++/toml.h>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
-#include <toml++/toml.h>
 
 namespace lattica {
 
@@ -18,11 +19,21 @@ struct KeyRule {
   const char* key;
 };
 constexpr KeyRule kSchema[] = {
-    {"lattice", "dims"},           {"model", "kind"},          {"model", "beta"},
-    {"model", "h"},                {"update", "algorithm"},    {"run", "thermalization"},
-    {"run", "measurements"},       {"run", "measure_every"},   {"run", "seed"},
-    {"run", "backend"},            {"run", "start"},           {"run", "threads"},
-    {"run", "device"},             {"output", "path"},         {"output", "snapshot_every"},
+    {"lattice", "dims"},
+    {"model", "kind"},
+    {"model", "beta"},
+    {"model", "h"},
+    {"update", "algorithm"},
+    {"run", "thermalization"},
+    {"run", "measurements"},
+    {"run", "measure_every"},
+    {"run", "seed"},
+    {"run", "backend"},
+    {"run", "start"},
+    {"run", "threads"},
+    {"run", "device"},
+    {"output", "path"},
+    {"output", "snapshot_every"},
     {"output", "flush_every"},
 };
 constexpr const char* kSections[] = {"lattice", "model", "update", "run", "output"};
@@ -39,6 +50,17 @@ std::string where(const toml::source_region& region, const std::string& fallback
   if (path.rfind("--", 0) == 0) return path;
   if (region.begin.line == 0) return path;
   return path + ":" + std::to_string(region.begin.line) + ":" + std::to_string(region.begin.column);
+}
+
+/// Where a key came from: its own position, or, for keys and sections that --set created (which
+/// have none), the position of the value the override supplied.
+std::string where_key(const toml::key& key, const toml::node& value, const std::string& fallback) {
+  if (key.source().path) return where(key.source(), fallback);
+  if (value.source().path) return where(value.source(), fallback);
+  if (const toml::table* t = value.as_table()) {
+    for (auto&& [k, v] : *t) return where_key(k, v, fallback);
+  }
+  return fallback;
 }
 
 std::string show(const toml::node& node) {
@@ -61,7 +83,8 @@ class Reader {
   }
 
   void fail(const toml::node& node, const std::string& name, const std::string& reason) {
-    errors_.push_back(where(node.source(), source_) + ": " + name + " = " + show(node) + ": " + reason);
+    errors_.push_back(where(node.source(), source_) + ": " + name + " = " + show(node) + ": " +
+                      reason);
   }
 
   void missing(const std::string& name, const std::string& what) {
@@ -84,7 +107,9 @@ class Reader {
     }
     const int64_t x = v->get();
     if (x < lo || x > hi) {
-      fail(*node, name, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (" + what + ")");
+      fail(*node, name,
+           "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (" + what +
+               ")");
       return lo;
     }
     return x;
@@ -142,7 +167,8 @@ class Reader {
   }
 
   /// A non-empty string; `fallback` when absent.
-  std::string string(const char* section, const char* key, const std::string& fallback, const std::string& what) {
+  std::string string(const char* section, const char* key, const std::string& fallback,
+                     const std::string& what) {
     const std::string name = std::string(section) + "." + key;
     const toml::node* node = find(section, key);
     if (!node) return fallback;
@@ -183,15 +209,18 @@ class Reader {
         return {};
       }
       if (l % 2 != 0) {
-        fail(*node, name, "every size must be even (the checkerboard update needs a bipartite periodic lattice)");
+        fail(
+            *node, name,
+            "every size must be even (the checkerboard update needs a bipartite periodic lattice)");
         return {};
       }
     }
     // Volume below 2^48: the Philox counter names sites with 48 bits (and no int64 overflow).
     long double volume = 1;
     for (int64_t l : dims) volume *= static_cast<long double>(l);
-    if (volume >= static_cast<long double>(kMaxRngSites)) {
-      fail(*node, name, "the lattice has more than 2^48 sites, the most the random-number counter can name");
+    if (volume > static_cast<long double>(kMaxRngSites)) {
+      fail(*node, name,
+           "the lattice has more than 2^48 sites, the most the random-number counter can name");
       return {};
     }
     // One byte per site for the spins and one for the lexicographic copy written to the output.
@@ -201,7 +230,8 @@ class Reader {
     if (available > 0 && needed > available) {
       std::ostringstream os;
       os.precision(3);
-      os << "the lattice needs " << static_cast<double>(needed / (1L << 30)) << " GiB of host memory but this machine has "
+      os << "the lattice needs " << static_cast<double>(needed / (1L << 30))
+         << " GiB of host memory but this machine has "
          << static_cast<double>(available / (1L << 30)) << " GiB";
       fail(*node, name, os.str());
       return {};
@@ -216,13 +246,15 @@ class Reader {
       bool known_section = false;
       for (const char* s : kSections) known_section |= section == s;
       if (!known_section) {
-        errors_.push_back(where(section_key.source(), source_) + ": unknown section '" + section +
-                          "' (known sections: " + join({std::begin(kSections), std::end(kSections)}, ", ") + ")");
+        errors_.push_back(
+            where_key(section_key, section_node, source_) + ": unknown section '" + section +
+            "' (known sections: " + join({std::begin(kSections), std::end(kSections)}, ", ") + ")");
         continue;
       }
       const toml::table* table = section_node.as_table();
       if (!table) {
-        errors_.push_back(where(section_node.source(), source_) + ": '" + section + "' must be a table");
+        errors_.push_back(where_key(section_key, section_node, source_) + ": '" + section +
+                          "' must be a table");
         continue;
       }
       std::vector<std::string> known;
@@ -233,8 +265,9 @@ class Reader {
         bool ok = false;
         for (const auto& k : known) ok |= key.str() == k;
         if (!ok) {
-          errors_.push_back(where(key.source(), source_) + ": unknown key '" + section + "." + std::string(key.str()) +
-                            "' (known keys in [" + section + "]: " + join(known, ", ") + ")");
+          errors_.push_back(where_key(key, value, source_) + ": unknown key '" + section + "." +
+                            std::string(key.str()) + "' (known keys in [" + section +
+                            "]: " + join(known, ", ") + ")");
         }
       }
     }
@@ -351,19 +384,26 @@ EngineSettings Config::engine_settings() const {
   return s;
 }
 
-Config parse_config(const std::string& text, const std::string& source_name, const ConfigOverrides& overrides) {
+Config parse_config(const std::string& text, const std::string& source_name,
+                    const ConfigOverrides& overrides) {
   toml::table root;
   try {
     root = toml::parse(text, source_name);
   } catch (const toml::parse_error& e) {
-    throw ConfigError({where(e.source(), source_name) + ": invalid TOML: " + std::string(e.description())});
+    throw ConfigError(
+        {where(e.source(), source_name) + ": invalid TOML: " + std::string(e.description())});
   }
 
   std::vector<std::string> errors;
   for (const auto& s : overrides.set) apply_override(root, s, "--set " + s, errors);
-  if (overrides.backend) apply_override(root, "run.backend=" + toml_quote(*overrides.backend), "--backend " + *overrides.backend, errors);
-  if (overrides.output) apply_override(root, "output.path=" + toml_quote(*overrides.output), "--output " + *overrides.output, errors);
-  if (overrides.seed) apply_override(root, "run.seed=" + *overrides.seed, "--seed " + *overrides.seed, errors);
+  if (overrides.backend)
+    apply_override(root, "run.backend=" + toml_quote(*overrides.backend),
+                   "--backend " + *overrides.backend, errors);
+  if (overrides.output)
+    apply_override(root, "output.path=" + toml_quote(*overrides.output),
+                   "--output " + *overrides.output, errors);
+  if (overrides.seed)
+    apply_override(root, "run.seed=" + *overrides.seed, "--seed " + *overrides.seed, errors);
 
   Reader r(root, source_name, errors);
   r.reject_unknown();
@@ -374,22 +414,31 @@ Config parse_config(const std::string& text, const std::string& source_name, con
   c.beta = r.number("model", "beta", std::nullopt, 0.0, "inverse temperature, a number >= 0");
   c.field = r.number("model", "h", 0.0, -std::numeric_limits<double>::max(), "external field");
   c.algorithm = r.choice("update", "algorithm", "metropolis", {"metropolis", "heatbath"});
-  c.thermalization = r.integer("run", "thermalization", std::nullopt, 0, kMaxCount, "sweeps before measuring");
-  c.measurements = r.integer("run", "measurements", std::nullopt, 0, kMaxCount, "number of measurements");
-  c.measure_every = r.integer("run", "measure_every", 1, 1, kMaxCount, "sweeps between measurements");
-  c.seed = static_cast<uint64_t>(r.integer("run", "seed", std::nullopt, 0, std::numeric_limits<int64_t>::max(),
+  c.thermalization =
+      r.integer("run", "thermalization", std::nullopt, 0, kMaxCount, "sweeps before measuring");
+  c.measurements =
+      r.integer("run", "measurements", std::nullopt, 0, kMaxCount, "number of measurements");
+  c.measure_every =
+      r.integer("run", "measure_every", 1, 1, kMaxCount, "sweeps between measurements");
+  c.seed = static_cast<uint64_t>(r.integer("run", "seed", std::nullopt, 0,
+                                           std::numeric_limits<int64_t>::max(),
                                            "random seed, an integer >= 0"));
   c.backend = r.choice("run", "backend", "auto", {"auto", "cpu", "cuda"});
   c.start = r.choice("run", "start", "hot", {"hot", "cold"});
   c.threads = static_cast<int>(r.integer("run", "threads", 0, 0, 4096, "CPU threads, 0 = all"));
   c.device = static_cast<int>(r.integer("run", "device", 0, 0, 1023, "CUDA device index"));
   c.output_path = r.string("output", "path", default_output_path(source_name), "output HDF5 file");
-  c.snapshot_every = r.integer("output", "snapshot_every", 0, 0, kMaxCount, "sweeps between snapshots, 0 = final only");
-  c.flush_every = r.integer("output", "flush_every", 1000, 1, kMaxCount, "measurements between flushes to disk");
+  c.snapshot_every = r.integer("output", "snapshot_every", 0, 0, kMaxCount,
+                               "sweeps between snapshots, 0 = final only");
+  c.flush_every = r.integer("output", "flush_every", 1000, 1, kMaxCount,
+                            "measurements between flushes to disk");
 
-  if (errors.empty() && static_cast<long double>(c.measurements) * c.measure_every + c.thermalization >
-                            static_cast<long double>(int64_t(1) << 62)) {
-    errors.push_back(source_name + ": run.thermalization + run.measurements * run.measure_every is too many sweeps");
+  if (errors.empty() &&
+      static_cast<long double>(c.measurements) * c.measure_every + c.thermalization >
+          static_cast<long double>(int64_t(1) << 62)) {
+    errors.push_back(
+        source_name +
+        ": run.thermalization + run.measurements * run.measure_every is too many sweeps");
   }
   if (!errors.empty()) throw ConfigError(errors);
 
@@ -400,12 +449,17 @@ Config parse_config(const std::string& text, const std::string& source_name, con
 }
 
 Config load_config(const std::string& path, const ConfigOverrides& overrides) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ConfigError({path + ": cannot read the input file: it is a directory"});
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError({path + ": cannot read the input file"});
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0)
+    text.append(buffer, static_cast<size_t>(in.gcount()));
   if (in.bad()) throw ConfigError({path + ": error while reading the input file"});
-  return parse_config(text.str(), path, overrides);
+  return parse_config(text, path, overrides);
 }
 
 }  // namespace lattica

@@ -23,7 +23,8 @@ class ConfigError : public std::runtime_error {
 
 /// Values given on the command line; each is validated exactly like the same key in the file.
 struct ConfigOverrides {
-  std::vector<std::string> set;  ///< "section.key=VALUE", VALUE in TOML syntax (bare strings allowed)
+  std::vector<std::string>
+      set;  ///< "section.key=VALUE", VALUE in TOML syntax (bare strings allowed)
   std::optional<std::string> backend;
   std::optional<std::string> output;
   std::optional<std::string> seed;

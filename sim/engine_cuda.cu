@@ -7,7 +7,12 @@ int cuda_device_count(std::string& reason) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
-    reason = std::string("no usable CUDA device (") + cudaGetErrorString(status) + ")";
+    // Without any NVIDIA driver the runtime reports an "insufficient" driver; say it plainly.
+    reason =
+        status == cudaErrorInsufficientDriver
+            ? std::string(
+                  "no usable CUDA device (no NVIDIA driver, or one older than this CUDA runtime)")
+            : std::string("no usable CUDA device (") + cudaGetErrorString(status) + ")";
     cudaGetLastError();  // clear the sticky error so later CUDA calls are not blamed for it
     return 0;
   }
@@ -35,7 +40,8 @@ std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
                      " MiB of GPU memory but only " + std::to_string(free_bytes >> 20) +
                      " MiB are free on CUDA device " + std::to_string(settings.cuda_device));
   }
-  return make_ising_engine<CudaExec>(settings, "cuda", settings.cuda_device, settings.cuda_block_size);
+  return make_ising_engine<CudaExec>(settings, "cuda", settings.cuda_device,
+                                     settings.cuda_block_size);
 }
 
 }  // namespace lattica

@@ -36,8 +36,9 @@ std::unique_ptr<lattica::Engine> make_engine(const lattica::Config& config, bool
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Lattica: lattice Monte Carlo on the GPU, with a bit-identical CPU reference.\n"
-               "Samples the model described by INPUT.toml and writes an HDF5 file."};
+  CLI::App app{
+      "Lattica: lattice Monte Carlo on the GPU, with a bit-identical CPU reference.\n"
+      "Samples the model described by INPUT.toml and writes an HDF5 file."};
   std::string input_path;
   lattica::ConfigOverrides overrides;
   std::string backend, output, seed;
@@ -45,15 +46,16 @@ int main(int argc, char** argv) {
   app.add_option("input", input_path, "input file (TOML)")->required();
   app.add_option("--backend", backend, "auto|cpu|cuda (overrides run.backend)");
   app.add_option("-o,--output", output, "output HDF5 file (overrides output.path)");
-  app.add_option("--set", overrides.set, "override any input key, e.g. --set model.beta=0.44 (repeatable)")
+  app.add_option("--set", overrides.set,
+                 "override any input key, e.g. --set model.beta=0.44 (repeatable)")
       ->type_name("KEY=VALUE")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--seed", seed, "random seed (overrides run.seed)");
   app.add_flag("--force", force, "overwrite an existing output file");
   app.add_flag("-q,--quiet", quiet, "print errors only");
-  app.set_version_flag("--version", std::string("sim (Lattica) ") + lattica::kLatticaVersion + " (" +
-                                        lattica::kLatticaGitCommit + ")");
+  app.set_version_flag("--version", std::string("sim (Lattica) ") + lattica::kLatticaVersion +
+                                        " (" + lattica::kLatticaGitCommit + ")");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -80,7 +82,9 @@ int main(int argc, char** argv) {
 
   try {
     std::unique_ptr<lattica::Engine> engine = make_engine(config, quiet);
-    if (!quiet) std::cerr << "sim: backend " << engine->backend_name() << " (" << engine->device_name() << ")\n";
+    if (!quiet)
+      std::cerr << "sim: backend " << engine->backend_name() << " (" << engine->device_name()
+                << ")\n";
 
     lattica::RunMetadata meta;
     meta.input_toml = config.input_text;
@@ -101,13 +105,14 @@ int main(int argc, char** argv) {
     const lattica::RunSummary s = lattica::run_chain(config, *engine, out, live);
     out.close();
     if (!quiet) {
-      std::fprintf(stderr,
-                   "sim: wrote %s: %lld sweeps of %lld sites, %lld measurements, %lld snapshots in %.2f s "
-                   "(%.3f spin flips/ns, %s)\n",
-                   config.output_path.c_str(), static_cast<long long>(s.sweeps),
-                   static_cast<long long>(engine->volume()), static_cast<long long>(s.measurements),
-                   static_cast<long long>(s.snapshots), s.seconds, s.site_updates_per_ns,
-                   engine->backend_name().c_str());
+      std::fprintf(
+          stderr,
+          "sim: wrote %s: %lld sweeps of %lld sites, %lld measurements, %lld snapshots in %.2f s "
+          "(%.3f spin flips/ns, %s)\n",
+          config.output_path.c_str(), static_cast<long long>(s.sweeps),
+          static_cast<long long>(engine->volume()), static_cast<long long>(s.measurements),
+          static_cast<long long>(s.snapshots), s.seconds, s.site_updates_per_ns,
+          engine->backend_name().c_str());
     }
   } catch (const lattica::InputError& e) {
     std::cerr << "sim: error: " << e.what() << "\n";

@@ -11,8 +11,11 @@ namespace {
 /// Collects HDF5's error stack into one line.
 herr_t append_error(unsigned n, const H5E_error2_t* e, void* data) {
   auto* out = static_cast<std::string*>(data);
+  // HDF5 descriptions can span lines (open flags, timestamps); keep the first line of each.
+  std::string desc = e->desc ? e->desc : "?";
+  desc = desc.substr(0, desc.find('\n'));
   if (n > 0) *out += "; ";
-  *out += std::string(e->func_name ? e->func_name : "?") + ": " + (e->desc ? e->desc : "?");
+  *out += desc;
   return 0;
 }
 
@@ -46,15 +49,19 @@ void write_string_attribute(hid_t object, const char* name, const std::string& v
   H5_CHECK(H5Tset_size(type.get(), H5T_VARIABLE));
   H5_CHECK(H5Tset_cset(type.get(), H5T_CSET_UTF8));
   H5Id space(H5_CHECK(H5Screate(H5S_SCALAR)), H5Sclose);
-  H5Id attr(H5_CHECK(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT)), H5Aclose);
+  H5Id attr(H5_CHECK(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT)),
+            H5Aclose);
   const char* text = value.c_str();
   H5_CHECK(H5Awrite(attr.get(), type.get(), &text));
 }
 
 template <class T>
-void write_numeric_attribute(hid_t object, const char* name, hid_t type, const T* values, hsize_t n, bool scalar) {
-  H5Id space(scalar ? H5_CHECK(H5Screate(H5S_SCALAR)) : H5_CHECK(H5Screate_simple(1, &n, nullptr)), H5Sclose);
-  H5Id attr(H5_CHECK(H5Acreate2(object, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT)), H5Aclose);
+void write_numeric_attribute(hid_t object, const char* name, hid_t type, const T* values, hsize_t n,
+                             bool scalar) {
+  H5Id space(scalar ? H5_CHECK(H5Screate(H5S_SCALAR)) : H5_CHECK(H5Screate_simple(1, &n, nullptr)),
+             H5Sclose);
+  H5Id attr(H5_CHECK(H5Acreate2(object, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT)),
+            H5Aclose);
   H5_CHECK(H5Awrite(attr.get(), type, values));
 }
 
@@ -76,18 +83,21 @@ H5Id create_extendable(hid_t parent, const char* name, hid_t type, const std::ve
     dims.push_back(t);
     max_dims.push_back(t);
   }
-  H5Id space(H5_CHECK(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), max_dims.data())), H5Sclose);
+  H5Id space(
+      H5_CHECK(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), max_dims.data())),
+      H5Sclose);
   H5Id plist(H5_CHECK(H5Pcreate(H5P_DATASET_CREATE)), H5Pclose);
   H5_CHECK(H5Pset_chunk(plist.get(), static_cast<int>(chunk.size()), chunk.data()));
-  return H5Id(H5_CHECK(H5Dcreate2(parent, name, type, space.get(), H5P_DEFAULT, plist.get(), H5P_DEFAULT)),
-              H5Dclose);
+  return H5Id(
+      H5_CHECK(H5Dcreate2(parent, name, type, space.get(), H5P_DEFAULT, plist.get(), H5P_DEFAULT)),
+      H5Dclose);
 }
 
 /// Writes `count` rows of shape tail at row `first` of an extendable dataset, growing it.
-void append_rows(hid_t set, hid_t type, int64_t first, int64_t count, const std::vector<hsize_t>& tail,
-                 const void* data) {
-  std::vector<hsize_t> size{static_cast<hsize_t>(first + count)}, start{static_cast<hsize_t>(first)},
-      block{static_cast<hsize_t>(count)};
+void append_rows(hid_t set, hid_t type, int64_t first, int64_t count,
+                 const std::vector<hsize_t>& tail, const void* data) {
+  std::vector<hsize_t> size{static_cast<hsize_t>(first + count)},
+      start{static_cast<hsize_t>(first)}, block{static_cast<hsize_t>(count)};
   for (hsize_t t : tail) {
     size.push_back(t);
     start.push_back(0);
@@ -95,8 +105,10 @@ void append_rows(hid_t set, hid_t type, int64_t first, int64_t count, const std:
   }
   H5_CHECK(H5Dset_extent(set, size.data()));
   H5Id file_space(H5_CHECK(H5Dget_space(set)), H5Sclose);
-  H5_CHECK(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, block.data(), nullptr));
-  H5Id memory_space(H5_CHECK(H5Screate_simple(static_cast<int>(block.size()), block.data(), nullptr)), H5Sclose);
+  H5_CHECK(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr,
+                               block.data(), nullptr));
+  H5Id memory_space(
+      H5_CHECK(H5Screate_simple(static_cast<int>(block.size()), block.data(), nullptr)), H5Sclose);
   H5_CHECK(H5Dwrite(set, type, memory_space.get(), file_space.get(), H5P_DEFAULT, data));
 }
 
@@ -143,10 +155,12 @@ std::string utc_now_iso8601() {
 }
 
 OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadata& m,
-                       const std::vector<std::string>& observables, const std::vector<std::string>& descriptions)
+                       const std::vector<std::string>& observables,
+                       const std::vector<std::string>& descriptions)
     : path_(path), dims_(m.dims) {
   quiet_hdf5();
-  file_ = H5Id(H5_CHECK(H5Fcreate(path.c_str(), overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT)),
+  file_ = H5Id(H5_CHECK(H5Fcreate(path.c_str(), overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL,
+                                  H5P_DEFAULT, H5P_DEFAULT)),
                H5Fclose);
   const hid_t root = file_.get();
   write_string_attribute(root, "schema", "lattica/1");
@@ -163,37 +177,48 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
   write_numeric_attribute(root, "seed", H5T_NATIVE_UINT64, &m.seed, 1, true);
   write_numeric_attribute(root, "beta", H5T_NATIVE_DOUBLE, &m.beta, 1, true);
   write_numeric_attribute(root, "h", H5T_NATIVE_DOUBLE, &m.field, 1, true);
-  write_numeric_attribute(root, "lattice_dims", H5T_NATIVE_INT64, m.dims.data(), m.dims.size(), false);
+  write_numeric_attribute(root, "lattice_dims", H5T_NATIVE_INT64, m.dims.data(), m.dims.size(),
+                          false);
 
-  observables_group_ = H5Id(H5_CHECK(H5Gcreate2(root, "observables", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), H5Gclose);
+  observables_group_ = H5Id(
+      H5_CHECK(H5Gcreate2(root, "observables", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), H5Gclose);
   for (size_t o = 0; o < observables.size(); ++o) {
-    observable_sets_.push_back(
-        create_extendable(observables_group_.get(), observables[o].c_str(), H5T_NATIVE_DOUBLE, {}, {4096}));
+    observable_sets_.push_back(create_extendable(observables_group_.get(), observables[o].c_str(),
+                                                 H5T_NATIVE_DOUBLE, {}, {4096}));
     write_string_attribute(observable_sets_.back().get(), "description", descriptions[o]);
   }
   sweep_set_ = create_extendable(observables_group_.get(), "sweep", H5T_NATIVE_INT64, {}, {4096});
-  write_string_attribute(sweep_set_.get(), "description", "sweeps completed when the measurement was taken");
+  write_string_attribute(sweep_set_.get(), "description",
+                         "sweeps completed when the measurement was taken");
   set_int64_attribute(observables_group_.get(), "committed_length", 0);
 
-  snapshots_group_ = H5Id(H5_CHECK(H5Gcreate2(root, "snapshots", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), H5Gclose);
+  snapshots_group_ = H5Id(
+      H5_CHECK(H5Gcreate2(root, "snapshots", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), H5Gclose);
   const std::vector<hsize_t> tail(m.dims.begin(), m.dims.end());
-  snapshot_set_ = create_extendable(snapshots_group_.get(), "configuration", H5T_NATIVE_INT8, tail, snapshot_chunk(tail));
-  write_string_attribute(snapshot_set_.get(), "description",
-                         "spins (+1/-1), frames x lattice in lexicographic order (last axis fastest)");
-  snapshot_sweep_set_ = create_extendable(snapshots_group_.get(), "sweep", H5T_NATIVE_INT64, {}, {256});
-  write_string_attribute(snapshot_sweep_set_.get(), "description", "sweeps completed when each frame was taken");
+  snapshot_set_ = create_extendable(snapshots_group_.get(), "configuration", H5T_NATIVE_INT8, tail,
+                                    snapshot_chunk(tail));
+  write_string_attribute(
+      snapshot_set_.get(), "description",
+      "spins (+1/-1), frames x lattice in lexicographic order (last axis fastest)");
+  snapshot_sweep_set_ =
+      create_extendable(snapshots_group_.get(), "sweep", H5T_NATIVE_INT64, {}, {256});
+  write_string_attribute(snapshot_sweep_set_.get(), "description",
+                         "sweeps completed when each frame was taken");
   set_int64_attribute(snapshots_group_.get(), "committed_length", 0);
   flush();
 }
 
-void OutputFile::append_measurements(const std::vector<int64_t>& sweeps, const std::vector<double>& values) {
+void OutputFile::append_measurements(const std::vector<int64_t>& sweeps,
+                                     const std::vector<double>& values) {
   const int64_t count = static_cast<int64_t>(sweeps.size());
   if (count == 0) return;
   const size_t n_obs = observable_sets_.size();
   std::vector<double> column(static_cast<size_t>(count));
   for (size_t o = 0; o < n_obs; ++o) {
-    for (int64_t k = 0; k < count; ++k) column[static_cast<size_t>(k)] = values[static_cast<size_t>(k) * n_obs + o];
-    append_rows(observable_sets_[o].get(), H5T_NATIVE_DOUBLE, measurements_, count, {}, column.data());
+    for (int64_t k = 0; k < count; ++k)
+      column[static_cast<size_t>(k)] = values[static_cast<size_t>(k) * n_obs + o];
+    append_rows(observable_sets_[o].get(), H5T_NATIVE_DOUBLE, measurements_, count, {},
+                column.data());
   }
   append_rows(sweep_set_.get(), H5T_NATIVE_INT64, measurements_, count, {}, sweeps.data());
   measurements_ += count;
@@ -223,7 +248,8 @@ void OutputFile::close() {
   snapshot_sweep_set_.reset();
   observables_group_.reset();
   snapshots_group_.reset();
-  H5_CHECK(H5Fclose(file_.release()));  // closed here, not in a destructor, so failures are reported
+  H5_CHECK(
+      H5Fclose(file_.release()));  // closed here, not in a destructor, so failures are reported
 }
 
 }  // namespace lattica

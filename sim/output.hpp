@@ -59,7 +59,8 @@ class OutputFile {
  public:
   /// Creates the file; refuses an existing one unless overwrite is set.
   OutputFile(const std::string& path, bool overwrite, const RunMetadata& metadata,
-             const std::vector<std::string>& observables, const std::vector<std::string>& descriptions);
+             const std::vector<std::string>& observables,
+             const std::vector<std::string>& descriptions);
 
   /// Appends measurements: sweeps[k] and values[k * n_observables + o].
   void append_measurements(const std::vector<int64_t>& sweeps, const std::vector<double>& values);

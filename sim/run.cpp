@@ -14,7 +14,8 @@ using Clock = std::chrono::steady_clock;
 /// A status line on stderr, redrawn at most twice a second.
 class Progress {
  public:
-  Progress(bool enabled, int64_t total) : enabled_(enabled), total_(total), start_(Clock::now()), last_(start_) {}
+  Progress(bool enabled, int64_t total)
+      : enabled_(enabled), total_(total), start_(Clock::now()), last_(start_) {}
 
   /// True when a redraw is due; the caller then synchronizes the engine and calls show().
   bool due() const { return enabled_ && Clock::now() - last_ > std::chrono::milliseconds(500); }
@@ -25,8 +26,9 @@ class Progress {
     const double rate = elapsed > 0 ? done / elapsed : 0.0;
     const double eta = rate > 0 ? (total_ - done) / rate : 0.0;
     std::fprintf(stderr, "\r%-12s %lld/%lld sweeps  %.1f sweeps/s  ETA %02d:%02d:%02d   ", phase,
-                 static_cast<long long>(done), static_cast<long long>(total_), rate, static_cast<int>(eta / 3600),
-                 static_cast<int>(eta / 60) % 60, static_cast<int>(eta) % 60);
+                 static_cast<long long>(done), static_cast<long long>(total_), rate,
+                 static_cast<int>(eta / 3600), static_cast<int>(eta / 60) % 60,
+                 static_cast<int>(eta) % 60);
     std::fflush(stderr);
     shown_ = true;
   }
@@ -81,7 +83,8 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
     } else {
       const int64_t into = sweep - therm;
       next = std::min(next, therm + (into / config.measure_every + 1) * config.measure_every);
-      if (config.snapshot_every > 0) next = std::min(next, therm + (into / config.snapshot_every + 1) * config.snapshot_every);
+      if (config.snapshot_every > 0)
+        next = std::min(next, therm + (into / config.snapshot_every + 1) * config.snapshot_every);
     }
     engine.sweep(static_cast<uint64_t>(sweep), static_cast<uint64_t>(next - sweep));
     sweep = next;
@@ -113,7 +116,8 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
   summary.sweeps = total;
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   summary.site_updates_per_ns =
-      summary.seconds > 0 ? static_cast<double>(total) * engine.volume() / (summary.seconds * 1e9) : 0.0;
+      summary.seconds > 0 ? static_cast<double>(total) * engine.volume() / (summary.seconds * 1e9)
+                          : 0.0;
   return summary;
 }
 

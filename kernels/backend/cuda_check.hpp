@@ -29,9 +29,9 @@ inline void cuda_check(cudaError_t status, const char* call, const char* file, i
 /// After a kernel launch: launch errors always; execution errors too when the build asks
 /// for synchronous checks (debug and test builds define LATTICA_SYNC_CHECKS).
 #if defined(LATTICA_SYNC_CHECKS)
-#define LATTICA_CUDA_CHECK_LAUNCH(stream)            \
-  do {                                               \
-    LATTICA_CUDA_CHECK(cudaPeekAtLastError());       \
+#define LATTICA_CUDA_CHECK_LAUNCH(stream)              \
+  do {                                                 \
+    LATTICA_CUDA_CHECK(cudaPeekAtLastError());         \
     LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream)); \
   } while (0)
 #else

@@ -42,7 +42,8 @@ class DeviceBuffer {
 template <class F>
 __global__ void for_each_kernel(int64_t n, F f) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
     f(i);
   }
 }
@@ -86,25 +87,30 @@ class CudaExec {
   /// Sum of f(i) over [0, n); waits for the result.
   template <class T, class F>
   T reduce_sum(int64_t n, const F& f) const {
-    static_assert((kReduceMaxBlocks + 1) * sizeof(T) <= kScratchBytes, "reduction scratch too small");
+    static_assert((kReduceMaxBlocks + 1) * sizeof(T) <= kScratchBytes,
+                  "reduction scratch too small");
     T* d_partials = reinterpret_cast<T*>(scratch_.data());
     T* d_result = d_partials + kReduceMaxBlocks;
     device_reduce_sum<T>(n, f, d_partials, d_result, stream_);
     T result;
-    LATTICA_CUDA_CHECK(cudaMemcpyAsync(&result, d_result, sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    LATTICA_CUDA_CHECK(
+        cudaMemcpyAsync(&result, d_result, sizeof(T), cudaMemcpyDeviceToHost, stream_));
     LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return result;
   }
 
   template <class T>
   void copy_to_host(const Buffer<T>& from, T* to) const {
-    LATTICA_CUDA_CHECK(cudaMemcpyAsync(to, from.data(), static_cast<size_t>(from.size()) * sizeof(T),
+    LATTICA_CUDA_CHECK(cudaMemcpyAsync(to, from.data(),
+                                       static_cast<size_t>(from.size()) * sizeof(T),
                                        cudaMemcpyDeviceToHost, stream_));
     LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
   void synchronize() const { LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
-  std::string device_name() const { return name_ + " (CUDA device " + std::to_string(device_) + ")"; }
+  std::string device_name() const {
+    return name_ + " (CUDA device " + std::to_string(device_) + ")";
+  }
   cudaStream_t stream() const { return stream_; }
 
  private:

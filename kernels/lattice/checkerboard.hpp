@@ -17,10 +17,10 @@ namespace lattica {
 template <int D>
 struct Checkerboard {
   static_assert(D >= 1 && D <= 4, "1 to 4 dimensions");
-  int64_t extent[D];       ///< L_0 .. L_{D-1}, all even
-  int64_t stride[D];       ///< step in the colour-local index for +1 along axis a < D-1
-  int64_t half_last;       ///< L_{D-1} / 2
-  int64_t half_volume;     ///< V / 2, the number of sites of one colour
+  int64_t extent[D];    ///< L_0 .. L_{D-1}, all even
+  int64_t stride[D];    ///< step in the colour-local index for +1 along axis a < D-1
+  int64_t half_last;    ///< L_{D-1} / 2
+  int64_t half_volume;  ///< V / 2, the number of sites of one colour
 
   /// Builds the geometry. Precondition: every extent is even and >= 2.
   static Checkerboard make(const int64_t* extents) {

@@ -69,8 +69,8 @@ LATTICA_HD_INLINE int8_t ising_new_spin(const IsingParams& params, int8_t spin, 
   const uint64_t threshold = params.up_threshold[spin > 0][(neighbour_sum + 2 * D) / 2];
   if (threshold == 0) return -1;
   if (threshold >= kThresholdOne) return 1;
-  const uint32_t u = philox_u32(params.seed, RngStream::site_update, static_cast<uint64_t>(site),
-                                sweep);
+  const uint32_t u =
+      philox_u32(params.seed, RngStream::site_update, static_cast<uint64_t>(site), sweep);
   return u < threshold ? int8_t(1) : int8_t(-1);
 }
 
@@ -87,7 +87,8 @@ struct IsingUpdateColour {
     int8_t* own = spins + colour * lattice.half_volume;
     const int8_t* other = spins + (1 - colour) * lattice.half_volume;
     int neighbour_sum = 0;
-    const int64_t site = lattice.visit_neighbours(j, colour, [&](int64_t k) { neighbour_sum += other[k]; });
+    const int64_t site =
+        lattice.visit_neighbours(j, colour, [&](int64_t k) { neighbour_sum += other[k]; });
     own[j] = ising_new_spin<D>(params, own[j], neighbour_sum, site, sweep);
   }
 };

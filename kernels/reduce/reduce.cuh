@@ -11,8 +11,8 @@
 
 namespace lattica {
 
-constexpr int kReduceBlock = 256;      ///< threads per block in both passes
-constexpr int kReduceMaxBlocks = 1024; ///< partials the second pass adds
+constexpr int kReduceBlock = 256;       ///< threads per block in both passes
+constexpr int kReduceMaxBlocks = 1024;  ///< partials the second pass adds
 
 /// Shuffles any trivially copyable value down by `offset` lanes, one 32-bit word at a time.
 template <class T>
@@ -58,10 +58,12 @@ __device__ __forceinline__ T block_reduce_sum(T value) {
 
 /// First pass: block b sums f(i) over a grid-stride range and writes partials[b].
 template <class T, class F>
-__global__ void __launch_bounds__(kReduceBlock) reduce_partials_kernel(int64_t n, F f, T* partials) {
+__global__ void __launch_bounds__(kReduceBlock)
+    reduce_partials_kernel(int64_t n, F f, T* partials) {
   T sum{};
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kReduceBlock;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kReduceBlock + threadIdx.x; i < n; i += stride) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kReduceBlock + threadIdx.x; i < n;
+       i += stride) {
     sum = sum + f(i);
   }
   sum = block_reduce_sum(sum);
@@ -70,7 +72,8 @@ __global__ void __launch_bounds__(kReduceBlock) reduce_partials_kernel(int64_t n
 
 /// Second pass: one block adds `count` partials into *result.
 template <class T>
-__global__ void __launch_bounds__(kReduceBlock) reduce_final_kernel(const T* partials, int count, T* result) {
+__global__ void __launch_bounds__(kReduceBlock)
+    reduce_final_kernel(const T* partials, int count, T* result) {
   T sum{};
   for (int i = threadIdx.x; i < count; i += kReduceBlock) sum = sum + partials[i];
   sum = block_reduce_sum(sum);

@@ -13,8 +13,8 @@
 namespace lattica {
 namespace {
 
-__global__ void philox_kernel(const PhiloxCounter* counters, const PhiloxKey* keys, int n, PhiloxBlock* direct,
-                              PhiloxBlock* documented) {
+__global__ void philox_kernel(const PhiloxCounter* counters, const PhiloxKey* keys, int n,
+                              PhiloxBlock* direct, PhiloxBlock* documented) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const PhiloxCounter c = counters[i];
@@ -48,22 +48,29 @@ TEST(GpuPhilox, DeviceEqualsHost) {
   DeviceBuffer<PhiloxCounter> d_counters(n);
   DeviceBuffer<PhiloxKey> d_keys(n);
   DeviceBuffer<PhiloxBlock> d_direct(n), d_documented(n);
-  LATTICA_CUDA_CHECK(cudaMemcpy(d_counters.data(), counters.data(), n * sizeof(PhiloxCounter), cudaMemcpyHostToDevice));
-  LATTICA_CUDA_CHECK(cudaMemcpy(d_keys.data(), keys.data(), n * sizeof(PhiloxKey), cudaMemcpyHostToDevice));
-  philox_kernel<<<(n + 255) / 256, 256>>>(d_counters.data(), d_keys.data(), n, d_direct.data(), d_documented.data());
+  LATTICA_CUDA_CHECK(cudaMemcpy(d_counters.data(), counters.data(), n * sizeof(PhiloxCounter),
+                                cudaMemcpyHostToDevice));
+  LATTICA_CUDA_CHECK(
+      cudaMemcpy(d_keys.data(), keys.data(), n * sizeof(PhiloxKey), cudaMemcpyHostToDevice));
+  philox_kernel<<<(n + 255) / 256, 256>>>(d_counters.data(), d_keys.data(), n, d_direct.data(),
+                                          d_documented.data());
   LATTICA_CUDA_CHECK(cudaGetLastError());
   LATTICA_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<PhiloxBlock> direct(n), documented(n);
-  LATTICA_CUDA_CHECK(cudaMemcpy(direct.data(), d_direct.data(), n * sizeof(PhiloxBlock), cudaMemcpyDeviceToHost));
-  LATTICA_CUDA_CHECK(cudaMemcpy(documented.data(), d_documented.data(), n * sizeof(PhiloxBlock), cudaMemcpyDeviceToHost));
+  LATTICA_CUDA_CHECK(
+      cudaMemcpy(direct.data(), d_direct.data(), n * sizeof(PhiloxBlock), cudaMemcpyDeviceToHost));
+  LATTICA_CUDA_CHECK(cudaMemcpy(documented.data(), d_documented.data(), n * sizeof(PhiloxBlock),
+                                cudaMemcpyDeviceToHost));
   int mismatches = 0;
   for (int i = 0; i < n; ++i) {
     const PhiloxBlock want = philox4x32_10_host(counters[i], keys[i]);
-    const bool ok_direct = direct[i].x == want.x && direct[i].y == want.y && direct[i].z == want.z && direct[i].w == want.w;
+    const bool ok_direct = direct[i].x == want.x && direct[i].y == want.y &&
+                           direct[i].z == want.z && direct[i].w == want.w;
     const bool ok_documented = documented[i].x == want.x && documented[i].y == want.y &&
                                documented[i].z == want.z && documented[i].w == want.w;
     if (!ok_direct || !ok_documented) {
-      if (++mismatches < 5) ADD_FAILURE() << "input " << i << ": direct " << ok_direct << ", curand4 " << ok_documented;
+      if (++mismatches < 5)
+        ADD_FAILURE() << "input " << i << ": direct " << ok_direct << ", curand4 " << ok_documented;
     }
   }
   EXPECT_EQ(mismatches, 0);

@@ -22,12 +22,14 @@ struct ReadArray {
 template <class T>
 DeviceBuffer<T> upload(const std::vector<T>& host) {
   DeviceBuffer<T> d(static_cast<int64_t>(host.size()));
-  LATTICA_CUDA_CHECK(cudaMemcpy(d.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  LATTICA_CUDA_CHECK(
+      cudaMemcpy(d.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
   return d;
 }
 
 // Sizes below one warp, around block and grid limits, and beyond the grid-stride point.
-const std::vector<int64_t> kSizes{1, 7, 31, 32, 33, 255, 256, 257, 1000, 262143, 262144, 262145, 5000003};
+const std::vector<int64_t> kSizes{1,   7,    31,     32,     33,     255,    256,
+                                  257, 1000, 262143, 262144, 262145, 5000003};
 
 TEST(GpuReduce, Int64MatchesHostSumExactly) {
   LATTICA_REQUIRE_GPU_OR_SKIP();
@@ -86,7 +88,8 @@ TEST(GpuReduce, DoubleMatchesHostToRoundingAndRepeats) {
     }
     auto d = upload(data);
     const double got = exec.reduce_sum<double>(n, ReadArray<double>{d.data()});
-    EXPECT_NEAR(got, static_cast<double>(want), 1e-13 * static_cast<double>(magnitude) + 1e-12) << "n = " << n;
+    EXPECT_NEAR(got, static_cast<double>(want), 1e-13 * static_cast<double>(magnitude) + 1e-12)
+        << "n = " << n;
     // Fixed launch shape, fixed order: the same bits every time.
     EXPECT_EQ(exec.reduce_sum<double>(n, ReadArray<double>{d.data()}), got) << "n = " << n;
   }

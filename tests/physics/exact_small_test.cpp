@@ -33,9 +33,11 @@ void check_against_exact(const SmallCase& c, int64_t measurements = 200000) {
   const double volume = static_cast<double>(engine->volume());
 
   const Estimate e = binned_estimate(series[0]);
-  EXPECT_LT(std::fabs(z_score(e, exact.energy)), 4.0) << "energy " << e.mean << " +- " << e.error << " exact " << exact.energy;
+  EXPECT_LT(std::fabs(z_score(e, exact.energy)), 4.0)
+      << "energy " << e.mean << " +- " << e.error << " exact " << exact.energy;
   const Estimate m = binned_estimate(series[1]);
-  EXPECT_LT(std::fabs(z_score(m, exact.magnetization)), 4.0) << "m " << m.mean << " +- " << m.error << " exact " << exact.magnetization;
+  EXPECT_LT(std::fabs(z_score(m, exact.magnetization)), 4.0)
+      << "m " << m.mean << " +- " << m.error << " exact " << exact.magnetization;
   const Estimate m2 = binned_estimate(map(series[1], [](double x) { return x * x; }));
   EXPECT_LT(std::fabs(z_score(m2, exact.magnetization_squared)), 4.0)
       << "m^2 " << m2.mean << " +- " << m2.error << " exact " << exact.magnetization_squared;
@@ -58,16 +60,36 @@ void check_against_exact(const SmallCase& c, int64_t measurements = 200000) {
   EXPECT_GE(levels, 3);
 }
 
-TEST(ExactSmall, Ising2dL4Metropolis) { check_against_exact({{4, 4}, 0.4, 0.0, IsingAlgorithm::metropolis}); }
-TEST(ExactSmall, Ising2dL4HeatBath) { check_against_exact({{4, 4}, 0.4, 0.0, IsingAlgorithm::heatbath}); }
-TEST(ExactSmall, Ising2dL4MetropolisInField) { check_against_exact({{4, 4}, 0.3, 0.2, IsingAlgorithm::metropolis}); }
-TEST(ExactSmall, Ising2dL4HeatBathInField) { check_against_exact({{4, 4}, 0.3, -0.15, IsingAlgorithm::heatbath}); }
-TEST(ExactSmall, Ising2dRectangular6x2) { check_against_exact({{6, 2}, 0.5, 0.0, IsingAlgorithm::metropolis}); }
-TEST(ExactSmall, Ising3d4x2x2Metropolis) { check_against_exact({{4, 2, 2}, 0.2, 0.0, IsingAlgorithm::metropolis}); }
-TEST(ExactSmall, Ising3d4x2x2HeatBath) { check_against_exact({{4, 2, 2}, 0.2, 0.05, IsingAlgorithm::heatbath}); }
-TEST(ExactSmall, Ising3d2x2x2Metropolis) { check_against_exact({{2, 2, 2}, 0.25, 0.0, IsingAlgorithm::metropolis}); }
-TEST(ExactSmall, Ising4d2x2x2x2Metropolis) { check_against_exact({{2, 2, 2, 2}, 0.12, 0.0, IsingAlgorithm::metropolis}); }
-TEST(ExactSmall, Ising4d2x2x2x2HeatBath) { check_against_exact({{2, 2, 2, 2}, 0.12, 0.1, IsingAlgorithm::heatbath}); }
+TEST(ExactSmall, Ising2dL4Metropolis) {
+  check_against_exact({{4, 4}, 0.4, 0.0, IsingAlgorithm::metropolis});
+}
+TEST(ExactSmall, Ising2dL4HeatBath) {
+  check_against_exact({{4, 4}, 0.4, 0.0, IsingAlgorithm::heatbath});
+}
+TEST(ExactSmall, Ising2dL4MetropolisInField) {
+  check_against_exact({{4, 4}, 0.3, 0.2, IsingAlgorithm::metropolis});
+}
+TEST(ExactSmall, Ising2dL4HeatBathInField) {
+  check_against_exact({{4, 4}, 0.3, -0.15, IsingAlgorithm::heatbath});
+}
+TEST(ExactSmall, Ising2dRectangular6x2) {
+  check_against_exact({{6, 2}, 0.5, 0.0, IsingAlgorithm::metropolis});
+}
+TEST(ExactSmall, Ising3d4x2x2Metropolis) {
+  check_against_exact({{4, 2, 2}, 0.2, 0.0, IsingAlgorithm::metropolis});
+}
+TEST(ExactSmall, Ising3d4x2x2HeatBath) {
+  check_against_exact({{4, 2, 2}, 0.2, 0.05, IsingAlgorithm::heatbath});
+}
+TEST(ExactSmall, Ising3d2x2x2Metropolis) {
+  check_against_exact({{2, 2, 2}, 0.25, 0.0, IsingAlgorithm::metropolis});
+}
+TEST(ExactSmall, Ising4d2x2x2x2Metropolis) {
+  check_against_exact({{2, 2, 2, 2}, 0.12, 0.0, IsingAlgorithm::metropolis});
+}
+TEST(ExactSmall, Ising4d2x2x2x2HeatBath) {
+  check_against_exact({{2, 2, 2, 2}, 0.12, 0.1, IsingAlgorithm::heatbath});
+}
 
 TEST(ExactSmall, OracleInfiniteTemperatureLimit) {
   // The oracle itself: at beta = 0 every state is equally likely, so <E> = 0 and <m^2> = 1/V.

@@ -16,7 +16,8 @@ constexpr double kOnsagerEnergyBeta03 = -0.70449907083245;
 constexpr double kOnsagerEnergyBeta06 = -1.9090861776841;
 constexpr double kYangMagnetizationBeta06 = 0.9736086674403;
 
-std::vector<std::vector<double>> run_l64(double beta, IsingAlgorithm algorithm, InitialState start) {
+std::vector<std::vector<double>> run_l64(double beta, IsingAlgorithm algorithm,
+                                         InitialState start) {
   EngineSettings s;
   s.dims = {64, 64};
   s.beta = beta;
@@ -29,7 +30,8 @@ std::vector<std::vector<double>> run_l64(double beta, IsingAlgorithm algorithm, 
 
 void expect_close(const std::vector<double>& series, double exact, const char* what) {
   const Estimate e = binned_estimate(series);
-  EXPECT_LT(std::fabs(z_score(e, exact)), 4.0) << what << ": " << e.mean << " +- " << e.error << ", exact " << exact;
+  EXPECT_LT(std::fabs(z_score(e, exact)), 4.0)
+      << what << ": " << e.mean << " +- " << e.error << ", exact " << exact;
   EXPECT_LT(e.error, 2e-3) << what << ": the test would be too weak";
 }
 
@@ -46,13 +48,15 @@ TEST(Onsager, HighTemperatureHeatBath) {
 TEST(Onsager, LowTemperatureMetropolis) {
   const auto s = run_l64(0.6, IsingAlgorithm::metropolis, InitialState::cold);
   expect_close(s[0], kOnsagerEnergyBeta06, "energy at beta 0.6");
-  expect_close(map(s[1], [](double m) { return std::fabs(m); }), kYangMagnetizationBeta06, "|m| at beta 0.6");
+  expect_close(map(s[1], [](double m) { return std::fabs(m); }), kYangMagnetizationBeta06,
+               "|m| at beta 0.6");
 }
 
 TEST(Onsager, LowTemperatureHeatBath) {
   const auto s = run_l64(0.6, IsingAlgorithm::heatbath, InitialState::cold);
   expect_close(s[0], kOnsagerEnergyBeta06, "energy at beta 0.6");
-  expect_close(map(s[1], [](double m) { return std::fabs(m); }), kYangMagnetizationBeta06, "|m| at beta 0.6");
+  expect_close(map(s[1], [](double m) { return std::fabs(m); }), kYangMagnetizationBeta06,
+               "|m| at beta 0.6");
 }
 
 }  // namespace

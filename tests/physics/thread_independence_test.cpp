@@ -34,7 +34,8 @@ void expect_thread_independent(EngineSettings s) {
   }
 }
 
-EngineSettings settings(std::vector<int64_t> dims, double beta, double h, IsingAlgorithm a, InitialState start) {
+EngineSettings settings(std::vector<int64_t> dims, double beta, double h, IsingAlgorithm a,
+                        InitialState start) {
   EngineSettings s;
   s.dims = std::move(dims);
   s.beta = beta;
@@ -46,16 +47,20 @@ EngineSettings settings(std::vector<int64_t> dims, double beta, double h, IsingA
 }
 
 TEST(ThreadIndependence, Ising2dMetropolis) {
-  expect_thread_independent(settings({64, 48}, 0.44068679350977151, 0.0, IsingAlgorithm::metropolis, InitialState::hot));
+  expect_thread_independent(
+      settings({64, 48}, 0.44068679350977151, 0.0, IsingAlgorithm::metropolis, InitialState::hot));
 }
 TEST(ThreadIndependence, Ising2dHeatBathInField) {
-  expect_thread_independent(settings({32, 66}, 0.5, 0.1, IsingAlgorithm::heatbath, InitialState::cold));
+  expect_thread_independent(
+      settings({32, 66}, 0.5, 0.1, IsingAlgorithm::heatbath, InitialState::cold));
 }
 TEST(ThreadIndependence, Ising3d) {
-  expect_thread_independent(settings({10, 8, 6}, 0.2216544, 0.0, IsingAlgorithm::metropolis, InitialState::hot));
+  expect_thread_independent(
+      settings({10, 8, 6}, 0.2216544, 0.0, IsingAlgorithm::metropolis, InitialState::hot));
 }
 TEST(ThreadIndependence, Ising4d) {
-  expect_thread_independent(settings({6, 4, 4, 8}, 0.1497, 0.0, IsingAlgorithm::heatbath, InitialState::hot));
+  expect_thread_independent(
+      settings({6, 4, 4, 8}, 0.1497, 0.0, IsingAlgorithm::heatbath, InitialState::hot));
 }
 
 TEST(ChainIndependence, SplittingSweepsDoesNotChangeTheChain) {

@@ -9,9 +9,9 @@
 namespace lattica::test {
 
 struct ExactIsing {
-  double energy;           ///< <E>/V, E = -sum_<ij> s_i s_j - h sum s_i
-  double energy_squared;   ///< <(E/V)^2>
-  double magnetization;    ///< <M>/V
+  double energy;          ///< <E>/V, E = -sum_<ij> s_i s_j - h sum s_i
+  double energy_squared;  ///< <(E/V)^2>
+  double magnetization;   ///< <M>/V
   double abs_magnetization;
   double magnetization_squared;  ///< <(M/V)^2>
   /// Probability of each value of the bond sum B = sum_<ij> s_i s_j (the energy at h = 0 is -B).

@@ -20,11 +20,11 @@ inline bool gpu_required() {
 }  // namespace lattica::test
 
 /// Use at the top of a GPU test body.
-#define LATTICA_REQUIRE_GPU_OR_SKIP()                                                        \
-  do {                                                                                       \
-    std::string reason_;                                                                     \
-    if (::lattica::cuda_device_count(reason_) == 0) {                                        \
-      if (::lattica::test::gpu_required()) FAIL() << "SIM_REQUIRE_GPU=1 but " << reason_;    \
-      GTEST_SKIP() << reason_;                                                               \
-    }                                                                                        \
+#define LATTICA_REQUIRE_GPU_OR_SKIP()                                                     \
+  do {                                                                                    \
+    std::string reason_;                                                                  \
+    if (::lattica::cuda_device_count(reason_) == 0) {                                     \
+      if (::lattica::test::gpu_required()) FAIL() << "SIM_REQUIRE_GPU=1 but " << reason_; \
+      GTEST_SKIP() << reason_;                                                            \
+    }                                                                                     \
   } while (0)

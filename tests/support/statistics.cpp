@@ -25,8 +25,8 @@ Estimate binned_estimate(const std::vector<double>& series, int bins) {
 
 double z_score(const Estimate& e, double exact) { return (e.mean - exact) / e.error; }
 
-std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization, int64_t measurements,
-                                        int64_t every) {
+std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization,
+                                        int64_t measurements, int64_t every) {
   const size_t n_obs = engine.observable_names().size();
   std::vector<std::vector<double>> series(n_obs);
   std::vector<double> values(n_obs);

@@ -21,8 +21,8 @@ double z_score(const Estimate& e, double exact);
 
 /// Runs `measurements` measurements, `every` sweeps apart, after `thermalization` sweeps, and
 /// returns one series per observable (engine.observable_names() order).
-std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization, int64_t measurements,
-                                        int64_t every);
+std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization,
+                                        int64_t measurements, int64_t every);
 
 /// Transforms a series element-wise.
 template <class F>

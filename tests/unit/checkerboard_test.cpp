@@ -53,7 +53,8 @@ void check_geometry(std::vector<int64_t> dims) {
     const int colour = storage[i] >= g.half_volume;
     const int64_t j = storage[i] - colour * g.half_volume;
     std::vector<int64_t> got;
-    const int64_t site = g.visit_neighbours(j, colour, [&](int64_t k) { got.push_back((1 - colour) * g.half_volume + k); });
+    const int64_t site = g.visit_neighbours(
+        j, colour, [&](int64_t k) { got.push_back((1 - colour) * g.half_volume + k); });
     EXPECT_EQ(site, i);
     std::vector<int64_t> want;
     const auto x = coords(i);

@@ -26,7 +26,8 @@ TEST(CpuExec, IntegerReductionIsExact) {
     want += x;
   }
   for (int threads : {1, 2, 3}) {
-    EXPECT_EQ(CpuExec(threads).reduce_sum<long long>(static_cast<int64_t>(data.size()), [&](int64_t i) { return data[i]; }),
+    EXPECT_EQ(CpuExec(threads).reduce_sum<long long>(static_cast<int64_t>(data.size()),
+                                                     [&](int64_t i) { return data[i]; }),
               want);
   }
 }

@@ -21,7 +21,8 @@ TEST(IsingTable, MetropolisProbabilities) {
         const int s = up ? 1 : -1;
         const double flip = std::min(1.0, std::exp(-2 * beta * s * field));
         const double want_up = up ? 1 - flip : flip;
-        EXPECT_NEAR(probability(p.up_threshold[up][k]), want_up, 1e-9) << d << " " << k << " " << up;
+        EXPECT_NEAR(probability(p.up_threshold[up][k]), want_up, 1e-9)
+            << d << " " << k << " " << up;
       }
     }
   }
@@ -42,7 +43,8 @@ TEST(IsingTable, CertainMovesNeedNoRandomNumber) {
   // Metropolis at h = 0: a move that does not raise the energy is accepted with certainty.
   const IsingParams p = make_ising_params(2, 0.44, 0.0, IsingAlgorithm::metropolis, 1);
   for (int k = 0; k <= 2; ++k) EXPECT_EQ(p.up_threshold[1][k], 0u) << k;  // +1 in field <= 0 flips
-  for (int k = 2; k <= 4; ++k) EXPECT_EQ(p.up_threshold[0][k], kThresholdOne) << k;  // -1 in field >= 0 flips
+  for (int k = 2; k <= 4; ++k)
+    EXPECT_EQ(p.up_threshold[0][k], kThresholdOne) << k;  // -1 in field >= 0 flips
   // ising_new_spin returns the certain outcome without touching the RNG (same for any site).
   EXPECT_EQ(ising_new_spin<2>(p, 1, -4, 0, 0), -1);
   EXPECT_EQ(ising_new_spin<2>(p, -1, 4, 123, 456), 1);

@@ -1,0 +1,559 @@
+// The sim command line end to end: runs the executable as a subprocess in a fresh temporary
+// directory and reads the HDF5 file it writes with the HDF5 C API.
+//
+// SIM_EXE and SIM_SOURCE_DIR override the executable and the source tree (for running the
+// test from a bundle on another machine); by default the build's own are used.
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/config.hpp"
+#include "sim/engine.hpp"
+#include "sim/output.hpp"
+
+namespace lattica {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::string sim_exe() { return env_or("SIM_EXE", LATTICA_SIM_EXE); }
+std::string source_dir() { return env_or("SIM_SOURCE_DIR", LATTICA_SOURCE_DIR); }
+std::string default_input() { return source_dir() + "/inputs/lattice.toml"; }
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct RunResult {
+  int exit_code = -1;  ///< the exit status, or -SIGNAL when the process was killed
+  std::string out;
+  std::string err;
+  std::string all() const { return out + err; }
+};
+
+std::ostream& operator<<(std::ostream& os, const RunResult& r) {
+  return os << "exit code " << r.exit_code << "\n--- stdout ---\n"
+            << r.out << "--- stderr ---\n"
+            << r.err;
+}
+
+// --- reading the output file ----------------------------------------------------------------
+
+hid_t checked(hid_t id, const std::string& what) {
+  if (id < 0) throw std::runtime_error("HDF5 call failed: " + what);
+  return id;
+}
+
+H5Id open_file(const std::string& path) {
+  return H5Id(checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "open " + path),
+              H5Fclose);
+}
+
+H5Id open_group(hid_t file, const char* name) {
+  return H5Id(checked(H5Gopen2(file, name, H5P_DEFAULT), std::string("open group ") + name),
+              H5Gclose);
+}
+
+/// A string attribute, variable or fixed length.
+std::string string_attribute(hid_t object, const char* name) {
+  H5Id attr(checked(H5Aopen(object, name, H5P_DEFAULT), std::string("open attribute ") + name),
+            H5Aclose);
+  H5Id type(checked(H5Aget_type(attr.get()), name), H5Tclose);
+  if (H5Tget_class(type.get()) != H5T_STRING)
+    throw std::runtime_error(std::string(name) + " is not a string");
+  H5Id memory_type(checked(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose);
+  H5Tset_cset(memory_type.get(), H5Tget_cset(type.get()));  // HDF5 converts neither way
+  if (H5Tis_variable_str(type.get()) > 0) {
+    H5Tset_size(memory_type.get(), H5T_VARIABLE);
+    char* text = nullptr;
+    checked(H5Aread(attr.get(), memory_type.get(), &text), std::string("read attribute ") + name);
+    std::string value = text ? text : "";
+    H5free_memory(text);
+    return value;
+  }
+  const size_t size = H5Tget_size(type.get());
+  H5Tset_size(memory_type.get(), size);
+  std::string value(size, '\0');
+  checked(H5Aread(attr.get(), memory_type.get(), value.data()),
+          std::string("read attribute ") + name);
+  return value.substr(0, value.find('\0'));
+}
+
+/// A numeric attribute (scalar or 1-D) converted to T on reading.
+template <class T>
+std::vector<T> numeric_attribute(hid_t object, const char* name, hid_t memory_type) {
+  H5Id attr(checked(H5Aopen(object, name, H5P_DEFAULT), std::string("open attribute ") + name),
+            H5Aclose);
+  H5Id space(checked(H5Aget_space(attr.get()), name), H5Sclose);
+  std::vector<T> values(static_cast<size_t>(H5Sget_simple_extent_npoints(space.get())));
+  checked(H5Aread(attr.get(), memory_type, values.data()), std::string("read attribute ") + name);
+  return values;
+}
+
+int64_t int64_attribute(hid_t object, const char* name) {
+  const auto v = numeric_attribute<int64_t>(object, name, H5T_NATIVE_INT64);
+  if (v.size() != 1) throw std::runtime_error(std::string(name) + " is not a scalar");
+  return v[0];
+}
+
+/// What a dataset holds: type class, size in bytes, signedness, shape.
+struct DatasetInfo {
+  H5T_class_t type_class = H5T_NO_CLASS;
+  size_t type_size = 0;
+  H5T_sign_t sign = H5T_SGN_ERROR;
+  std::vector<hsize_t> shape;
+};
+
+DatasetInfo dataset_info(hid_t file, const char* name) {
+  H5Id set(checked(H5Dopen2(file, name, H5P_DEFAULT), std::string("open dataset ") + name),
+           H5Dclose);
+  H5Id type(checked(H5Dget_type(set.get()), name), H5Tclose);
+  H5Id space(checked(H5Dget_space(set.get()), name), H5Sclose);
+  DatasetInfo info;
+  info.type_class = H5Tget_class(type.get());
+  info.type_size = H5Tget_size(type.get());
+  if (info.type_class == H5T_INTEGER) info.sign = H5Tget_sign(type.get());
+  info.shape.resize(static_cast<size_t>(H5Sget_simple_extent_ndims(space.get())));
+  H5Sget_simple_extent_dims(space.get(), info.shape.data(), nullptr);
+  return info;
+}
+
+/// The whole dataset, converted to T on reading.
+template <class T>
+std::vector<T> read_dataset(hid_t file, const char* name, hid_t memory_type) {
+  H5Id set(checked(H5Dopen2(file, name, H5P_DEFAULT), std::string("open dataset ") + name),
+           H5Dclose);
+  H5Id space(checked(H5Dget_space(set.get()), name), H5Sclose);
+  std::vector<T> values(static_cast<size_t>(H5Sget_simple_extent_npoints(space.get())));
+  if (!values.empty()) {
+    checked(H5Dread(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
+            std::string("read dataset ") + name);
+  }
+  return values;
+}
+
+std::vector<double> read_doubles(hid_t file, const char* name) {
+  return read_dataset<double>(file, name, H5T_NATIVE_DOUBLE);
+}
+std::vector<int64_t> read_int64s(hid_t file, const char* name) {
+  return read_dataset<int64_t>(file, name, H5T_NATIVE_INT64);
+}
+
+/// Per-site energy (h = 0) and magnetization of a periodic 2D frame in lexicographic order:
+/// E/V = -sum_x s_x (s_{x+e0} + s_{x+e1}) / V, M/V = sum_x s_x / V. Exact integer sums.
+void energy_magnetization_2d(const int8_t* s, int64_t l0, int64_t l1, double& energy,
+                             double& magnetization) {
+  int64_t bonds = 0, sum = 0;
+  for (int64_t i = 0; i < l0; ++i) {
+    for (int64_t j = 0; j < l1; ++j) {
+      const int64_t x = s[i * l1 + j];
+      bonds += x * (s[((i + 1) % l0) * l1 + j] + s[i * l1 + (j + 1) % l1]);
+      sum += x;
+    }
+  }
+  const double volume = static_cast<double>(l0 * l1);
+  energy = -static_cast<double>(bonds) / volume;
+  magnetization = static_cast<double>(sum) / volume;
+}
+
+// --- the fixture ----------------------------------------------------------------------------
+
+class Cli : public testing::Test {
+ protected:
+  void SetUp() override {
+    char base[] = "/tmp/lattica_cli_test_XXXXXX";
+    ASSERT_NE(mkdtemp(base), nullptr) << "cannot create a temporary directory";
+    base_ = base;
+    dir_ = base_ + "/work";
+    ASSERT_TRUE(fs::create_directory(dir_));
+  }
+
+  void TearDown() override {
+    std::error_code ec;
+    if (!base_.empty()) fs::remove_all(base_, ec);
+  }
+
+  /// A path inside the test's working directory.
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+  /// Runs sim with `args` in the working directory, capturing stdout, stderr and the exit code.
+  RunResult sim(const std::vector<std::string>& args) const {
+    const std::string exe = sim_exe();
+    const std::string out_path = base_ + "/stdout.txt", err_path = base_ + "/stderr.txt";
+    std::vector<std::string> argv_strings{exe};
+    argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_strings) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    // Idle OpenMP threads sleep instead of spinning: with several tests running at once on a
+    // small machine, spinning threads of tiny runs slow each other down a hundredfold.
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
+    if (!std::getenv("OMP_WAIT_POLICY")) env_strings.emplace_back("OMP_WAIT_POLICY=passive");
+    std::vector<char*> envp;
+    for (auto& e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
+
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+      // The child: only async-signal-safe calls until exec.
+      const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (out < 0 || err < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0 ||
+          chdir(dir_.c_str()) != 0) {
+        _exit(126);
+      }
+      close(out);
+      close(err);
+      execve(exe.c_str(), argv.data(), envp.data());
+      _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+      if (errno != EINTR) throw std::runtime_error("waitpid failed");
+    }
+    RunResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+    r.out = read_bytes(out_path);
+    r.err = read_bytes(err_path);
+    if (r.exit_code == 127 || r.exit_code == 126) {
+      ADD_FAILURE() << "could not run " << exe << " (set SIM_EXE to the sim executable)";
+    }
+    return r;
+  }
+
+  /// The default input made small: 16x16, 10 + 40 * 3 = 130 sweeps, snapshots every 30.
+  static std::vector<std::string> small_run(const std::vector<std::string>& extra) {
+    std::vector<std::string> args{
+        default_input(),         "--set", "lattice.dims=[16,16]",    "--set",
+        "run.thermalization=10", "--set", "run.measurements=40",     "--set",
+        "run.measure_every=3",   "--set", "output.snapshot_every=30"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+
+  std::string base_;  ///< per-test scratch; holds the captured output and dir_
+  std::string dir_;   ///< the working directory sim runs in
+};
+
+// (a) The default input with small overrides, read back in full.
+TEST_F(Cli, DefaultInputWritesTheSchema) {
+  const RunResult r = sim(small_run({"--backend", "cpu", "--output", "out.h5"}));
+  ASSERT_EQ(r.exit_code, 0) << r;
+  ASSERT_TRUE(fs::exists(path("out.h5")));
+  const Config input = load_config(default_input());
+
+  const H5Id file = open_file(path("out.h5"));
+  const hid_t root = file.get();
+  EXPECT_EQ(string_attribute(root, "schema"), "lattica/1");
+  EXPECT_EQ(numeric_attribute<uint64_t>(root, "seed", H5T_NATIVE_UINT64),
+            std::vector<uint64_t>{input.seed});
+  EXPECT_EQ(numeric_attribute<int64_t>(root, "lattice_dims", H5T_NATIVE_INT64),
+            (std::vector<int64_t>{16, 16}));
+  EXPECT_EQ(string_attribute(root, "input_toml"), read_bytes(default_input()));
+  EXPECT_EQ(string_attribute(root, "backend"), "cpu");
+  EXPECT_EQ(string_attribute(root, "model"), "ising");
+  EXPECT_EQ(numeric_attribute<double>(root, "beta", H5T_NATIVE_DOUBLE),
+            std::vector<double>{input.beta});
+  EXPECT_EQ(numeric_attribute<double>(root, "h", H5T_NATIVE_DOUBLE), std::vector<double>{0.0});
+  EXPECT_FALSE(string_attribute(root, "program_version").empty());
+  EXPECT_FALSE(string_attribute(root, "git_commit").empty());
+  EXPECT_FALSE(string_attribute(root, "device").empty());
+  EXPECT_EQ(string_attribute(root, "created_utc").size(), 20u);  // 2026-11-21T10:00:00Z
+
+  // The resolved configuration holds the overrides and reads back as a valid input.
+  const Config resolved =
+      parse_config(string_attribute(root, "resolved_config"), "resolved_config");
+  EXPECT_EQ(resolved.dims, (std::vector<int64_t>{16, 16}));
+  EXPECT_EQ(resolved.thermalization, 10);
+  EXPECT_EQ(resolved.measurements, 40);
+  EXPECT_EQ(resolved.measure_every, 3);
+  EXPECT_EQ(resolved.snapshot_every, 30);
+  EXPECT_EQ(resolved.backend, "cpu");
+  EXPECT_EQ(resolved.output_path, "out.h5");
+  EXPECT_EQ(resolved.seed, input.seed);
+
+  // Observables: 40 measurements at sweeps 13, 16, ..., 130.
+  for (const char* name : {"/observables/energy", "/observables/magnetization"}) {
+    SCOPED_TRACE(name);
+    const DatasetInfo info = dataset_info(root, name);
+    EXPECT_EQ(info.type_class, H5T_FLOAT);
+    EXPECT_EQ(info.type_size, 8u);
+    EXPECT_EQ(info.shape, std::vector<hsize_t>{40});
+  }
+  const DatasetInfo sweep_info = dataset_info(root, "/observables/sweep");
+  EXPECT_EQ(sweep_info.type_class, H5T_INTEGER);
+  EXPECT_EQ(sweep_info.type_size, 8u);
+  EXPECT_EQ(sweep_info.sign, H5T_SGN_2);
+  EXPECT_EQ(sweep_info.shape, std::vector<hsize_t>{40});
+  const std::vector<double> energy = read_doubles(root, "/observables/energy");
+  const std::vector<double> magnetization = read_doubles(root, "/observables/magnetization");
+  const std::vector<int64_t> sweeps = read_int64s(root, "/observables/sweep");
+  std::vector<int64_t> expected_sweeps;
+  for (int64_t k = 1; k <= 40; ++k) expected_sweeps.push_back(10 + 3 * k);
+  EXPECT_EQ(sweeps, expected_sweeps);
+  for (size_t k = 0; k < energy.size(); ++k) {
+    EXPECT_GE(energy[k], -2.0);
+    EXPECT_LE(energy[k], 2.0);
+    EXPECT_LE(std::abs(magnetization[k]), 1.0);
+  }
+  EXPECT_EQ(int64_attribute(open_group(root, "/observables").get(), "committed_length"), 40);
+
+  // Snapshots: int8 frames of +-1, the last one the final configuration at sweep 130.
+  const DatasetInfo frames_info = dataset_info(root, "/snapshots/configuration");
+  EXPECT_EQ(frames_info.type_class, H5T_INTEGER);
+  EXPECT_EQ(frames_info.type_size, 1u);
+  EXPECT_EQ(frames_info.sign, H5T_SGN_2);
+  ASSERT_EQ(frames_info.shape.size(), 3u);
+  EXPECT_EQ(frames_info.shape[1], 16u);
+  EXPECT_EQ(frames_info.shape[2], 16u);
+  const size_t n_frames = frames_info.shape[0];
+  const std::vector<int64_t> frame_sweeps = read_int64s(root, "/snapshots/sweep");
+  ASSERT_EQ(frame_sweeps.size(), n_frames);
+  ASSERT_GE(n_frames, 1u);
+  EXPECT_EQ(frame_sweeps.back(), 130);
+  EXPECT_EQ(int64_attribute(open_group(root, "/snapshots").get(), "committed_length"),
+            static_cast<int64_t>(n_frames));
+  const std::vector<int8_t> frames =
+      read_dataset<int8_t>(root, "/snapshots/configuration", H5T_NATIVE_INT8);
+  ASSERT_EQ(frames.size(), n_frames * 256);
+  for (int8_t s : frames) {
+    if (s != 1 && s != -1) {
+      ADD_FAILURE() << "spin value " << int(s) << " in a snapshot";
+      break;
+    }
+  }
+
+  // The energy and magnetization recomputed from each frame taken at a measured sweep equal the
+  // stored measurement exactly; the last frame and the last measurement are both at sweep 130.
+  ASSERT_EQ(sweeps.back(), 130);
+  int compared = 0;
+  for (size_t f = 0; f < n_frames; ++f) {
+    for (size_t k = 0; k < sweeps.size(); ++k) {
+      if (sweeps[k] != frame_sweeps[f]) continue;
+      SCOPED_TRACE("frame at sweep " + std::to_string(frame_sweeps[f]));
+      double e = 0, m = 0;
+      energy_magnetization_2d(&frames[f * 256], 16, 16, e, m);
+      EXPECT_EQ(energy[k], e);
+      EXPECT_EQ(magnetization[k], m);
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 1);
+  double e_last = 0, m_last = 0;
+  energy_magnetization_2d(&frames[(n_frames - 1) * 256], 16, 16, e_last, m_last);
+  EXPECT_EQ(energy.back(), e_last);
+  EXPECT_EQ(magnetization.back(), m_last);
+}
+
+// The snapshot schedule as specified for this test: every output.snapshot_every sweeps counted
+// from sweep 0 (30, 60, 90, 120), plus the final configuration (130).
+//
+// Snapshots are counted from the end of thermalization, like measurements: with
+// thermalization = 10 and snapshot_every = 30 the frames are after sweeps 40, 70, 100 and 130,
+// and the final configuration (sweep 130) is not stored twice.
+TEST_F(Cli, SnapshotsAtMultiplesOfSnapshotEvery) {
+  const RunResult r = sim(small_run({"--backend", "cpu", "--output", "out.h5"}));
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const H5Id file = open_file(path("out.h5"));
+  EXPECT_EQ(read_int64s(file.get(), "/snapshots/sweep"), (std::vector<int64_t>{40, 70, 100, 130}));
+  EXPECT_EQ(dataset_info(file.get(), "/snapshots/configuration").shape,
+            (std::vector<hsize_t>{4, 16, 16}));
+}
+
+// Without --output the file is named after the input's stem, in the working directory.
+TEST_F(Cli, DefaultOutputPathIsTheInputStem) {
+  const RunResult r =
+      sim(small_run({"--backend", "cpu", "--set", "output.path=lattice.h5", "--quiet"}));
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_TRUE(fs::exists(path("lattice.h5")));
+}
+
+// (b) An existing file is kept unless --force is given.
+TEST_F(Cli, ExistingOutputNeedsForce) {
+  const std::string existing = "not an HDF5 file, and must survive\n";
+  {
+    std::ofstream f(path("out.h5"), std::ios::binary);
+    f << existing;
+  }
+  const RunResult refused = sim(small_run({"--backend", "cpu", "--output", "out.h5"}));
+  EXPECT_EQ(refused.exit_code, 2) << refused;
+  EXPECT_NE(refused.err.find("--force"), std::string::npos) << refused;
+  EXPECT_NE(refused.err.find("out.h5"), std::string::npos) << refused;
+  EXPECT_EQ(read_bytes(path("out.h5")), existing);
+
+  const RunResult forced = sim(small_run({"--backend", "cpu", "--output", "out.h5", "--force"}));
+  EXPECT_EQ(forced.exit_code, 0) << forced;
+  EXPECT_GT(H5Fis_hdf5(path("out.h5").c_str()), 0);
+  const H5Id file = open_file(path("out.h5"));
+  EXPECT_EQ(string_attribute(file.get(), "schema"), "lattica/1");
+}
+
+// (c) Bad input: exit 2, a message naming the key and the reason, and no file.
+TEST_F(Cli, BadInputExitsTwoAndWritesNothing) {
+  const RunResult r =
+      sim(small_run({"--backend", "cpu", "--output", "out.h5", "--set", "lattice.dims=[15,16]"}));
+  EXPECT_EQ(r.exit_code, 2) << r;
+  EXPECT_NE(r.err.find("lattice.dims"), std::string::npos) << r;
+  EXPECT_NE(r.err.find("even"), std::string::npos) << r;
+  EXPECT_FALSE(fs::exists(path("out.h5")));
+}
+
+TEST_F(Cli, SeveralInputErrorsAreAllPrinted) {
+  const RunResult r = sim(small_run(
+      {"--output", "out.h5", "--set", "model.beta=-1", "--backend", "gpu", "--seed", "x"}));
+  EXPECT_EQ(r.exit_code, 2) << r;
+  EXPECT_NE(r.err.find("model.beta"), std::string::npos) << r;
+  EXPECT_NE(r.err.find("--backend gpu"), std::string::npos) << r;
+  EXPECT_NE(r.err.find("--seed x"), std::string::npos) << r;
+  EXPECT_FALSE(fs::exists(path("out.h5")));
+}
+
+TEST_F(Cli, MissingInputFileExitsTwo) {
+  const RunResult r = sim({path("no-such-input.toml"), "--output", "out.h5"});
+  EXPECT_EQ(r.exit_code, 2) << r;
+  EXPECT_NE(r.err.find("no-such-input.toml"), std::string::npos) << r;
+  EXPECT_FALSE(fs::exists(path("out.h5")));
+}
+
+// (d) --help and --version.
+TEST_F(Cli, HelpAndVersion) {
+  const RunResult help = sim({"--help"});
+  EXPECT_EQ(help.exit_code, 0) << help;
+  EXPECT_NE(help.all().find("--set"), std::string::npos) << help;
+  EXPECT_NE(help.all().find("--backend"), std::string::npos) << help;
+
+  const RunResult version = sim({"--version"});
+  EXPECT_EQ(version.exit_code, 0) << version;
+  EXPECT_NE(version.all().find("Lattica"), std::string::npos) << version;
+}
+
+// (e) Usage errors.
+TEST_F(Cli, UnknownOptionExitsTwo) {
+  const RunResult r = sim({default_input(), "--no-such-option"});
+  EXPECT_EQ(r.exit_code, 2) << r;
+  EXPECT_FALSE(r.err.empty()) << r;
+  const RunResult no_input = sim({});
+  EXPECT_EQ(no_input.exit_code, 2) << no_input;
+}
+
+// (f) A runtime failure of HDF5: exit 3.
+TEST_F(Cli, UnwritableOutputExitsThree) {
+  const std::string target = path("missing-dir/out.h5");
+  const RunResult r = sim(small_run({"--backend", "cpu", "--output", target}));
+  EXPECT_EQ(r.exit_code, 3) << r;
+  EXPECT_TRUE(r.err.find("HDF5") != std::string::npos || r.err.find(target) != std::string::npos)
+      << r;
+  EXPECT_FALSE(fs::exists(target));
+}
+
+// (g) --backend cuda: exit 2 on a build without CUDA, 3 on a CUDA build without a usable GPU,
+// and a normal run (the same chain as the CPU's) when a GPU is there.
+TEST_F(Cli, CudaBackendMatchesTheMachine) {
+  std::string reason;
+  const int devices = cuda_device_count(reason);
+  const RunResult r = sim(small_run({"--backend", "cuda", "--output", "gpu.h5"}));
+#ifdef LATTICA_HAVE_CUDA
+  const bool cuda_build = true;
+#else
+  const bool cuda_build = false;
+#endif
+  if (!cuda_build) {
+    EXPECT_EQ(devices, 0);
+    EXPECT_EQ(r.exit_code, 2) << r;
+    EXPECT_NE(r.err.find("CUDA"), std::string::npos) << r;
+    EXPECT_FALSE(fs::exists(path("gpu.h5")));
+  } else if (devices == 0) {
+    EXPECT_EQ(r.exit_code, 3) << "no GPU (" << reason << ")\n" << r;
+    EXPECT_FALSE(fs::exists(path("gpu.h5")));
+  } else {
+    ASSERT_EQ(r.exit_code, 0) << r;
+    const RunResult cpu = sim(small_run({"--backend", "cpu", "--output", "cpu.h5"}));
+    ASSERT_EQ(cpu.exit_code, 0) << cpu;
+    const H5Id gpu_file = open_file(path("gpu.h5")), cpu_file = open_file(path("cpu.h5"));
+    EXPECT_EQ(string_attribute(gpu_file.get(), "backend"), "cuda");
+    // Ising chains are bit-identical on every backend.
+    EXPECT_EQ(read_doubles(gpu_file.get(), "/observables/energy"),
+              read_doubles(cpu_file.get(), "/observables/energy"));
+    EXPECT_EQ(read_doubles(gpu_file.get(), "/observables/magnetization"),
+              read_doubles(cpu_file.get(), "/observables/magnetization"));
+    EXPECT_EQ(read_dataset<int8_t>(gpu_file.get(), "/snapshots/configuration", H5T_NATIVE_INT8),
+              read_dataset<int8_t>(cpu_file.get(), "/snapshots/configuration", H5T_NATIVE_INT8));
+  }
+}
+
+// "auto" runs on whatever the machine has.
+TEST_F(Cli, AutoBackendRuns) {
+  std::string reason;
+  const bool gpu = cuda_device_count(reason) > 0;
+  const RunResult r = sim(small_run({"--backend", "auto", "--output", "out.h5"}));
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const H5Id file = open_file(path("out.h5"));
+  EXPECT_EQ(string_attribute(file.get(), "backend"), gpu ? "cuda" : "cpu");
+}
+
+// (h) The seed is recorded, and the chain depends on it alone.
+TEST_F(Cli, SeedDeterminesTheChain) {
+  const auto run = [&](const std::string& seed, const std::string& output) {
+    const RunResult r = sim(small_run({"--backend", "cpu", "--seed", seed, "--output", output}));
+    EXPECT_EQ(r.exit_code, 0) << r;
+  };
+  run("7", "a.h5");
+  run("7", "b.h5");
+  run("8", "c.h5");
+  const H5Id a = open_file(path("a.h5")), b = open_file(path("b.h5")), c = open_file(path("c.h5"));
+  EXPECT_EQ(numeric_attribute<uint64_t>(a.get(), "seed", H5T_NATIVE_UINT64),
+            std::vector<uint64_t>{7});
+  EXPECT_EQ(numeric_attribute<uint64_t>(c.get(), "seed", H5T_NATIVE_UINT64),
+            std::vector<uint64_t>{8});
+  for (const char* name : {"/observables/energy", "/observables/magnetization"}) {
+    SCOPED_TRACE(name);
+    const std::vector<double> va = read_doubles(a.get(), name);
+    EXPECT_EQ(va.size(), 40u);
+    EXPECT_EQ(va, read_doubles(b.get(), name));
+    EXPECT_NE(va, read_doubles(c.get(), name));
+  }
+  EXPECT_EQ(read_int64s(a.get(), "/observables/sweep"), read_int64s(c.get(), "/observables/sweep"));
+  EXPECT_EQ(read_dataset<int8_t>(a.get(), "/snapshots/configuration", H5T_NATIVE_INT8),
+            read_dataset<int8_t>(b.get(), "/snapshots/configuration", H5T_NATIVE_INT8));
+}
+
+// (i) --quiet prints nothing on success; without it sim reports what it wrote.
+TEST_F(Cli, QuietPrintsNothing) {
+  const RunResult quiet = sim(small_run({"--backend", "cpu", "--output", "q.h5", "--quiet"}));
+  EXPECT_EQ(quiet.exit_code, 0) << quiet;
+  EXPECT_EQ(quiet.out, "");
+  EXPECT_EQ(quiet.err, "");
+  EXPECT_TRUE(fs::exists(path("q.h5")));
+
+  const RunResult chatty = sim(small_run({"--backend", "cpu", "--output", "c.h5"}));
+  EXPECT_EQ(chatty.exit_code, 0) << chatty;
+  EXPECT_NE(chatty.all().find("c.h5"), std::string::npos) << chatty;
+}
+
+}  // namespace
+}  // namespace lattica

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs the whole test suite on a GPU machine from a bundle made on a build machine:
+#   cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build build-gpu -j
+#   device-bundle .gpu build-gpu/sim build-gpu/tests/*_test
+#   tests/run_gpu_suite.sh .gpu LOGDIR          (on the GPU machine, from the repo root)
+# Every test program runs with SIM_REQUIRE_GPU=1 (a GPU test fails rather than skips), the GPU
+# tests again under compute-sanitizer memcheck and racecheck, and the default input runs on the
+# GPU and on the CPU, whose outputs must agree bit for bit. A summary table ends the output.
+set -uo pipefail
+bundle=${1:-.gpu}
+logs=${2:-gpu-logs}
+mkdir -p "$logs"
+# shellcheck disable=SC1091
+source "$bundle/env.sh"
+export SIM_REQUIRE_GPU=1 SIM_EXE="$bundle/bin/sim" SIM_SOURCE_DIR="$PWD"
+summary=()
+record() { summary+=("$(printf '%-44s %s' "$1" "$2")"); }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$logs/gpu.txt" 2>&1
+for t in unit_test config_test physics_test cli_test gpu_test; do
+  "$bundle/bin/$t" --gtest_brief=1 > "$logs/$t.log" 2>&1
+  rc=$?
+  record "$t" "rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/$t.log" | tr -s ' ' | tr '\n' ' ')"
+done
+
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+# Smaller chain cases keep the sanitizers' slowdown within minutes.
+filter='GpuPhilox.*:GpuReduce.*:*Ising2d_130x66*:*Ising2d_2x512*:*Ising3d_16x8x24*:*Ising4d_8x4x6x10*'
+for tool in memcheck racecheck; do
+  if [ -n "$sanitizer" ]; then
+    "$sanitizer" --tool "$tool" --error-exitcode 1 "$bundle/bin/gpu_test" --gtest_filter="$filter" --gtest_brief=1 \
+      > "$logs/sanitizer_$tool.log" 2>&1
+    rc=$?
+    record "compute-sanitizer $tool gpu_test" "rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitizer_$tool.log" | tr '\n' ' ')"
+  else
+    record "compute-sanitizer $tool" "not found"
+  fi
+done
+
+# The default input, exactly as a user runs it (auto picks the GPU), then on the CPU.
+rm -f lattice.h5 lattice_cpu.h5
+sim inputs/lattice.toml > "$logs/sim_gpu.log" 2>&1
+record "sim inputs/lattice.toml" "rc=$? $(tail -1 "$logs/sim_gpu.log")"
+sim inputs/lattice.toml --backend cpu --output lattice_cpu.h5 > "$logs/sim_cpu.log" 2>&1
+record "sim inputs/lattice.toml --backend cpu" "rc=$? $(tail -1 "$logs/sim_cpu.log")"
+python3 - lattice.h5 lattice_cpu.h5 > "$logs/compare.log" 2>&1 <<'PY'
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+assert a.attrs["backend"] == "cuda" and b.attrs["backend"] == "cpu", (a.attrs["backend"], b.attrs["backend"])
+for name in ["observables/energy", "observables/magnetization", "observables/sweep",
+             "snapshots/configuration", "snapshots/sweep"]:
+    x, y = a[name][...], b[name][...]
+    assert x.shape == y.shape and np.array_equal(x, y), name
+print("identical:", a["observables/energy"].shape[0], "measurements,",
+      a["snapshots/configuration"].shape[0], "snapshots; <e> =", a["observables/energy"][:].mean())
+PY
+record "GPU vs CPU output files" "rc=$? $(tail -1 "$logs/compare.log")"
+cp lattice.h5 "$logs/lattice_gpu.h5" 2>/dev/null
+
+printf '\n==== GPU suite summary (%s) ====\n' "$(cat "$logs/gpu.txt")"
+printf '%s\n' "${summary[@]}" | tee "$logs/summary.txt"

@@ -1,0 +1,726 @@
+// Input parsing and validation: every rejection path of sim/config.cpp with its message,
+// command-line overrides, defaults, and the resolved configuration written to the output.
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "sim/config.hpp"
+
+namespace lattica {
+namespace {
+
+// A minimal valid input. Line numbers matter: messages are checked for "in.toml:LINE:".
+//   1 [lattice]   2 dims   4 [model]   5 kind   6 beta   8 [run]   9 thermalization
+//   10 measurements   11 seed
+const std::string kMinimal =
+    "[lattice]\n"
+    "dims = [8, 8]\n"
+    "\n"
+    "[model]\n"
+    "kind = \"ising\"\n"
+    "beta = 0.4\n"
+    "\n"
+    "[run]\n"
+    "thermalization = 10\n"
+    "measurements = 20\n"
+    "seed = 1\n";
+
+/// kMinimal with the line that sets `key` (e.g. "beta") replaced by `line` ("" deletes it,
+/// keeping the line count so later line numbers stay put).
+std::string with_line(const std::string& key, const std::string& line) {
+  std::string text = kMinimal;
+  const size_t at = text.find("\n" + key + " = ");
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "no key " << key << " in the minimal input";
+    return text;
+  }
+  const size_t end = text.find('\n', at + 1);
+  text.replace(at + 1, end - at - 1, line);
+  return text;
+}
+
+/// kMinimal with `line` inserted right after the header `[section]` (which must be in it).
+std::string with_key_in(const std::string& section, const std::string& line) {
+  std::string text = kMinimal;
+  const std::string header = "[" + section + "]\n";
+  const size_t at = text.find(header);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "no section " << section << " in the minimal input";
+    return text;
+  }
+  text.insert(at + header.size(), line + "\n");
+  return text;
+}
+
+/// kMinimal followed by a new section holding one line (at lines 13 and 14).
+std::string with_section(const std::string& section, const std::string& line) {
+  return kMinimal + "\n[" + section + "]\n" + line + "\n";
+}
+
+/// The messages of the ConfigError that parsing `text` must throw.
+std::vector<std::string> errors_of(const std::string& text, const ConfigOverrides& overrides = {}) {
+  try {
+    parse_config(text, "in.toml", overrides);
+  } catch (const ConfigError& e) {
+    if (e.messages().empty()) ADD_FAILURE() << "ConfigError with no messages";
+    return e.messages();
+  }
+  ADD_FAILURE() << "input accepted, expected a ConfigError:\n" << text;
+  return {};
+}
+
+std::string without_spaces(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch != ' ') out += ch;
+  }
+  return out;
+}
+
+/// Passes when one message contains every part. Spaces are ignored on both sides, so a part
+/// "lattice.dims = [63, 64]" matches toml++'s rendering "lattice.dims = [ 63, 64 ]".
+testing::AssertionResult has_message(const std::vector<std::string>& messages,
+                                     std::initializer_list<std::string> parts) {
+  for (const auto& m : messages) {
+    bool all = true;
+    for (const auto& p : parts)
+      all = all && without_spaces(m).find(without_spaces(p)) != std::string::npos;
+    if (all) return testing::AssertionSuccess();
+  }
+  testing::AssertionResult result = testing::AssertionFailure() << "no message contains all of:";
+  for (const auto& p : parts) result << " [" << p << "]";
+  result << "\nmessages (" << messages.size() << "):";
+  for (const auto& m : messages) result << "\n  " << m;
+  return result;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+// --- accepted input and defaults ------------------------------------------------------------
+
+TEST(Config, MinimalInputGetsDefaults) {
+  const Config c = parse_config(kMinimal, "runs/critical.toml");
+  EXPECT_EQ(c.dims, (std::vector<int64_t>{8, 8}));
+  EXPECT_EQ(c.volume(), 64);
+  EXPECT_EQ(c.model_kind, "ising");
+  EXPECT_EQ(c.beta, 0.4);
+  EXPECT_EQ(c.thermalization, 10);
+  EXPECT_EQ(c.measurements, 20);
+  EXPECT_EQ(c.seed, 1u);
+  // Defaults.
+  EXPECT_EQ(c.field, 0.0);
+  EXPECT_EQ(c.algorithm, "metropolis");
+  EXPECT_EQ(c.measure_every, 1);
+  EXPECT_EQ(c.backend, "auto");
+  EXPECT_EQ(c.start, "hot");
+  EXPECT_EQ(c.threads, 0);
+  EXPECT_EQ(c.device, 0);
+  EXPECT_EQ(c.snapshot_every, 0);
+  EXPECT_EQ(c.flush_every, 1000);
+  EXPECT_EQ(c.output_path, "critical.h5");  // the input's stem, in the working directory
+  EXPECT_EQ(c.input_path, "runs/critical.toml");
+  EXPECT_EQ(c.input_text, kMinimal);
+}
+
+TEST(Config, DefaultOutputPathFromSourceName) {
+  EXPECT_EQ(parse_config(kMinimal, "lattice.toml").output_path, "lattice.h5");
+  EXPECT_EQ(parse_config(kMinimal, "a.b/run.v2.toml").output_path, "run.v2.h5");
+  EXPECT_EQ(parse_config(kMinimal, "noext").output_path, "noext.h5");
+}
+
+TEST(Config, EveryKeyIsRead) {
+  const std::string text =
+      "[lattice]\ndims = [4, 6, 8]\n"
+      "[model]\nkind = \"ising\"\nbeta = 0.25\nh = -0.5\n"
+      "[update]\nalgorithm = \"heatbath\"\n"
+      "[run]\nthermalization = 0\nmeasurements = 3\nmeasure_every = 4\nseed = 99\n"
+      "backend = \"cpu\"\nstart = \"cold\"\nthreads = 2\ndevice = 1\n"
+      "[output]\npath = \"out dir/x.h5\"\nsnapshot_every = 6\nflush_every = 7\n";
+  const Config c = parse_config(text, "in.toml");
+  EXPECT_EQ(c.dims, (std::vector<int64_t>{4, 6, 8}));
+  EXPECT_EQ(c.volume(), 192);
+  EXPECT_EQ(c.beta, 0.25);
+  EXPECT_EQ(c.field, -0.5);
+  EXPECT_EQ(c.algorithm, "heatbath");
+  EXPECT_EQ(c.thermalization, 0);
+  EXPECT_EQ(c.measurements, 3);
+  EXPECT_EQ(c.measure_every, 4);
+  EXPECT_EQ(c.seed, 99u);
+  EXPECT_EQ(c.backend, "cpu");
+  EXPECT_EQ(c.start, "cold");
+  EXPECT_EQ(c.threads, 2);
+  EXPECT_EQ(c.device, 1);
+  EXPECT_EQ(c.output_path, "out dir/x.h5");
+  EXPECT_EQ(c.snapshot_every, 6);
+  EXPECT_EQ(c.flush_every, 7);
+}
+
+TEST(Config, IntegerBetaAndBoundaryValuesAreAccepted) {
+  EXPECT_EQ(parse_config(with_line("beta", "beta = 0"), "in.toml").beta, 0.0);
+  EXPECT_EQ(parse_config(with_line("beta", "beta = 1"), "in.toml").beta, 1.0);
+  EXPECT_EQ(parse_config(with_line("dims", "dims = [2, 2, 2, 2]"), "in.toml").volume(), 16);
+  EXPECT_EQ(parse_config(with_line("seed", "seed = 0"), "in.toml").seed, 0u);
+  EXPECT_EQ(parse_config(with_line("seed", "seed = 9223372036854775807"), "in.toml").seed,
+            9223372036854775807u);
+  EXPECT_EQ(parse_config(with_line("measurements", "measurements = 0"), "in.toml").measurements, 0);
+  EXPECT_EQ(parse_config(with_key_in("run", "threads = 4096"), "in.toml").threads, 4096);
+}
+
+// --- syntax, sections and keys --------------------------------------------------------------
+
+TEST(Config, InvalidTomlNamesFileAndLine) {
+  const auto e = errors_of("[lattice]\ndims = [8, 8]\n[model]\nkind = ising\n");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(has_message(e, {"in.toml:4:", "invalid TOML"}));
+}
+
+TEST(Config, UnknownSectionIsRejectedWithPosition) {
+  const auto e = errors_of(with_section("solver", "tolerance = 1"));
+  EXPECT_TRUE(has_message(e, {"in.toml:13:", "unknown section 'solver'",
+                              "known sections: lattice, model, update, run, output"}));
+}
+
+TEST(Config, UnknownKeyIsRejectedWithPositionAndKnownKeys) {
+  const auto e = errors_of(with_key_in("model", "temperature = 2.0"));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(has_message(e, {"in.toml:5:1:", "unknown key 'model.temperature'",
+                              "known keys in [model]: kind, beta, h"}));
+  EXPECT_TRUE(
+      has_message(errors_of(with_key_in("run", "sweeps = 5")),
+                  {"in.toml:9:1:", "'run.sweeps'", "thermalization", "measure_every", "device"}));
+}
+
+TEST(Config, SectionThatIsNotATableIsRejected) {
+  const auto e = errors_of("run = 3\n" + kMinimal.substr(0, kMinimal.find("[run]")));
+  EXPECT_TRUE(has_message(e, {"in.toml:1:", "'run' must be a table"}));
+  // Its keys are then missing too, and every problem is reported.
+  EXPECT_TRUE(has_message(e, {"run.seed is missing"}));
+}
+
+TEST(Config, EachRequiredKeyIsReported) {
+  const struct {
+    const char* line_key;
+    const char* name;
+  } required[] = {{"dims", "lattice.dims"},
+                  {"kind", "model.kind"},
+                  {"beta", "model.beta"},
+                  {"thermalization", "run.thermalization"},
+                  {"measurements", "run.measurements"},
+                  {"seed", "run.seed"}};
+  for (const auto& r : required) {
+    SCOPED_TRACE(r.name);
+    const auto e = errors_of(with_line(r.line_key, ""));
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_TRUE(has_message(e, {"in.toml: ", std::string(r.name) + " is missing", "required"}));
+  }
+}
+
+TEST(Config, EmptyInputReportsEveryRequiredKey) {
+  const auto e = errors_of("");
+  EXPECT_EQ(e.size(), 6u);
+  for (const char* name : {"lattice.dims", "model.kind", "model.beta", "run.thermalization",
+                           "run.measurements", "run.seed"}) {
+    EXPECT_TRUE(has_message(e, {std::string(name) + " is missing"}));
+  }
+}
+
+// --- lattice.dims ---------------------------------------------------------------------------
+
+TEST(Config, DimsWrongTypeIsRejected) {
+  EXPECT_TRUE(
+      has_message(errors_of(with_line("dims", "dims = 64")),
+                  {"in.toml:2:8:", "lattice.dims = 64", "expected an array of 2 to 4 even"}));
+  EXPECT_TRUE(has_message(errors_of(with_line("dims", "dims = \"64x64\"")),
+                          {"in.toml:2:", "lattice.dims", "64x64", "expected an array"}));
+}
+
+TEST(Config, DimsWrongLengthIsRejected) {
+  EXPECT_TRUE(has_message(errors_of(with_line("dims", "dims = [64]")),
+                          {"in.toml:2:", "lattice.dims = [64]", "expected an array of 2 to 4"}));
+  EXPECT_TRUE(has_message(errors_of(with_line("dims", "dims = [2, 2, 2, 2, 2]")),
+                          {"lattice.dims = [2, 2, 2, 2, 2]", "expected an array of 2 to 4"}));
+  EXPECT_TRUE(
+      has_message(errors_of(with_line("dims", "dims = []")), {"lattice.dims = []", "2 to 4"}));
+}
+
+TEST(Config, DimsNonIntegerElementIsRejected) {
+  EXPECT_TRUE(
+      has_message(errors_of(with_line("dims", "dims = [8, 8.0]")),
+                  {"in.toml:2:", "lattice.dims = [8, 8.0]", "every size must be an integer"}));
+  EXPECT_TRUE(has_message(errors_of(with_line("dims", "dims = [8, \"8\"]")),
+                          {"lattice.dims", "every size must be an integer"}));
+}
+
+TEST(Config, DimsOddSizeIsRejected) {
+  const auto e = errors_of(with_line("dims", "dims = [63, 64]"));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(
+      has_message(e, {"in.toml:2:8:", "lattice.dims = [63, 64]", "every size must be even"}));
+}
+
+TEST(Config, DimsTooSmallIsRejected) {
+  for (const char* dims : {"[0, 8]", "[8, -2]", "[1, 8]"}) {
+    SCOPED_TRACE(dims);
+    EXPECT_TRUE(has_message(errors_of(with_line("dims", std::string("dims = ") + dims)),
+                            {std::string("lattice.dims = ") + dims, "every size must be >= 2"}));
+  }
+}
+
+TEST(Config, DimsBeyondTheRngSiteCountAreRejected) {
+  // 2^16 * 2^16 * (2^16 + 2) sites: more than the 2^48 the Philox counter can name.
+  const auto e = errors_of(with_line("dims", "dims = [65536, 65536, 65538]"));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(has_message(e, {"lattice.dims = [65536, 65536, 65538]", "more than 2^48 sites"}));
+}
+
+// Exactly 2^48 sites is within the counter's range (sites 0 .. 2^48 - 1); such a lattice is
+// still refused here, for host memory.
+TEST(Config, DimsOfExactly2To48SitesAreWithinTheRngLimit) {
+  const auto e = errors_of(with_line("dims", "dims = [16777216, 16777216]"));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(has_message(e, {"lattice.dims = [16777216, 16777216]", "GiB of host memory"}));
+}
+
+TEST(Config, DimsBeyondHostMemoryAreRejected) {
+  // 2^44 sites need 2^45 bytes (32 TiB): more than any test machine has, less than 2^48 sites.
+  const auto e = errors_of(with_line("dims", "dims = [4194304, 4194304]"));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(has_message(e, {"lattice.dims = [4194304, 4194304]", "GiB of host memory"}));
+}
+
+// --- model ----------------------------------------------------------------------------------
+
+TEST(Config, BetaNegativeIsRejected) {
+  const auto e = errors_of(with_line("beta", "beta = -0.1"));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(has_message(e, {"in.toml:6:8:", "model.beta = -0.1", "must be >= 0"}));
+}
+
+TEST(Config, BetaNotANumberIsRejected) {
+  EXPECT_TRUE(has_message(errors_of(with_line("beta", "beta = \"hot\"")),
+                          {"in.toml:6:", "model.beta", "hot", "expected a number"}));
+  EXPECT_TRUE(has_message(errors_of(with_line("beta", "beta = [0.4]")),
+                          {"model.beta", "expected a number"}));
+}
+
+TEST(Config, BetaNotFiniteIsRejected) {
+  const struct {
+    const char* written;
+    const char* shown;
+  } values[] = {{"nan", "nan"}, {"inf", "inf"}, {"+inf", "inf"}, {"-inf", "-inf"}};
+  for (const auto& v : values) {
+    SCOPED_TRACE(v.written);
+    EXPECT_TRUE(has_message(
+        errors_of(with_line("beta", std::string("beta = ") + v.written)),
+        {"in.toml:6:", std::string("model.beta = ") + v.shown, "must be a finite number"}));
+  }
+}
+
+TEST(Config, FieldMustBeANumber) {
+  EXPECT_TRUE(has_message(errors_of(with_key_in("model", "h = \"up\"")),
+                          {"in.toml:5:", "model.h", "up", "expected a number", "external field"}));
+  EXPECT_TRUE(has_message(errors_of(with_key_in("model", "h = nan")), {"model.h = nan", "finite"}));
+  EXPECT_EQ(parse_config(with_key_in("model", "h = -2.5"), "in.toml").field, -2.5);
+}
+
+TEST(Config, UnknownModelKindIsRejected) {
+  const auto e = errors_of(with_line("kind", "kind = \"potts\""));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(has_message(e, {"in.toml:5:8:", "model.kind", "potts", "must be one of \"ising\""}));
+  EXPECT_TRUE(has_message(errors_of(with_line("kind", "kind = 1")),
+                          {"model.kind = 1", "expected a string"}));
+}
+
+// --- update, run, output --------------------------------------------------------------------
+
+TEST(Config, UnknownAlgorithmIsRejected) {
+  EXPECT_TRUE(
+      has_message(errors_of(with_section("update", "algorithm = \"wolff\"")),
+                  {"in.toml:14:", "update.algorithm", "wolff", "\"metropolis\", \"heatbath\""}));
+}
+
+TEST(Config, UnknownBackendIsRejected) {
+  EXPECT_TRUE(
+      has_message(errors_of(with_key_in("run", "backend = \"gpu\"")),
+                  {"in.toml:9:", "run.backend", "gpu", "one of \"auto\", \"cpu\", \"cuda\""}));
+}
+
+TEST(Config, UnknownStartIsRejected) {
+  EXPECT_TRUE(has_message(errors_of(with_key_in("run", "start = \"warm\"")),
+                          {"in.toml:9:", "run.start", "warm", "one of \"hot\", \"cold\""}));
+}
+
+TEST(Config, NegativeCountsAreRejected) {
+  EXPECT_TRUE(has_message(errors_of(with_line("thermalization", "thermalization = -1")),
+                          {"in.toml:9:", "run.thermalization = -1", "must be between 0 and"}));
+  EXPECT_TRUE(has_message(errors_of(with_line("measurements", "measurements = -5")),
+                          {"in.toml:10:", "run.measurements = -5", "must be between 0 and"}));
+}
+
+TEST(Config, CountsMustBeIntegers) {
+  EXPECT_TRUE(has_message(errors_of(with_line("thermalization", "thermalization = 10.0")),
+                          {"run.thermalization = 10.0", "expected an integer"}));
+  EXPECT_TRUE(has_message(errors_of(with_line("measurements", "measurements = \"20\"")),
+                          {"run.measurements", "expected an integer"}));
+}
+
+TEST(Config, MeasureEveryZeroIsRejected) {
+  EXPECT_TRUE(has_message(errors_of(with_key_in("run", "measure_every = 0")),
+                          {"in.toml:9:", "run.measure_every = 0", "must be between 1 and"}));
+}
+
+TEST(Config, NegativeSeedIsRejected) {
+  EXPECT_TRUE(
+      has_message(errors_of(with_line("seed", "seed = -1")),
+                  {"in.toml:11:", "run.seed = -1", "must be between 0 and 9223372036854775807"}));
+}
+
+TEST(Config, ThreadsOutOfRangeAreRejected) {
+  EXPECT_TRUE(has_message(errors_of(with_key_in("run", "threads = 5000")),
+                          {"in.toml:9:", "run.threads = 5000", "must be between 0 and 4096"}));
+  EXPECT_TRUE(has_message(errors_of(with_key_in("run", "threads = -1")),
+                          {"run.threads = -1", "between 0 and 4096"}));
+}
+
+TEST(Config, DeviceOutOfRangeIsRejected) {
+  EXPECT_TRUE(has_message(errors_of(with_key_in("run", "device = -1")),
+                          {"run.device = -1", "between 0 and 1023"}));
+}
+
+TEST(Config, EmptyOutputPathIsRejected) {
+  EXPECT_TRUE(has_message(errors_of(with_section("output", "path = \"\"")),
+                          {"in.toml:14:", "output.path", "expected a non-empty string"}));
+  EXPECT_TRUE(has_message(errors_of(with_section("output", "path = 5")),
+                          {"output.path = 5", "non-empty string"}));
+}
+
+TEST(Config, NegativeSnapshotEveryIsRejected) {
+  EXPECT_TRUE(has_message(errors_of(with_section("output", "snapshot_every = -1")),
+                          {"in.toml:14:", "output.snapshot_every = -1", "must be between 0 and"}));
+}
+
+TEST(Config, FlushEveryZeroIsRejected) {
+  EXPECT_TRUE(has_message(errors_of(with_section("output", "flush_every = 0")),
+                          {"in.toml:14:", "output.flush_every = 0", "must be between 1 and"}));
+}
+
+TEST(Config, TooManySweepsAreRejected) {
+  // Each count is within its own limit (2^40); together they exceed 2^62 sweeps.
+  std::string text = with_line("measurements", "measurements = 1099511627776");
+  text.insert(text.find("[run]\n") + 6, "measure_every = 1099511627776\n");
+  const auto e = errors_of(text);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(has_message(
+      e,
+      {"in.toml", "run.thermalization + run.measurements * run.measure_every", "too many sweeps"}));
+}
+
+TEST(Config, CountsAboveTheirLimitAreRejected) {
+  EXPECT_TRUE(has_message(errors_of(with_line("measurements", "measurements = 1099511627777")),
+                          {"run.measurements = 1099511627777", "between 0 and 1099511627776"}));
+}
+
+TEST(Config, EveryProblemIsReported) {
+  std::string text = with_line("beta", "beta = -1");
+  text = text.substr(0, text.find("thermalization")) +
+         "thermalization = -5\nmeasurements = 20\nseed = 1\n" + "colour = \"red\"\n";
+  const auto e = errors_of(text);
+  EXPECT_EQ(e.size(), 3u);
+  EXPECT_TRUE(has_message(e, {"model.beta = -1"}));
+  EXPECT_TRUE(has_message(e, {"run.thermalization = -5"}));
+  EXPECT_TRUE(has_message(e, {"unknown key 'run.colour'"}));
+}
+
+TEST(Config, ErrorWhatJoinsTheMessages) {
+  try {
+    parse_config(with_line("beta", "beta = -1") + "[update]\nalgorithm = 3\n", "in.toml");
+    FAIL() << "accepted";
+  } catch (const ConfigError& e) {
+    ASSERT_EQ(e.messages().size(), 2u);
+    EXPECT_EQ(std::string(e.what()), e.messages()[0] + "\n" + e.messages()[1]);
+  }
+}
+
+// --- command-line overrides -----------------------------------------------------------------
+
+TEST(ConfigOverrides, SetChangesValues) {
+  ConfigOverrides o;
+  o.set = {"lattice.dims=[8,8]", "model.beta=0.5", "output.path=run.h5",
+           "update.algorithm=heatbath", "run.measure_every=3"};
+  const Config c = parse_config(with_line("dims", "dims = [16, 32]"), "in.toml", o);
+  EXPECT_EQ(c.dims, (std::vector<int64_t>{8, 8}));
+  EXPECT_EQ(c.beta, 0.5);
+  EXPECT_EQ(c.output_path, "run.h5");  // a bare word is taken as a string
+  EXPECT_EQ(c.algorithm, "heatbath");
+  EXPECT_EQ(c.measure_every, 3);
+  // The input text is kept verbatim; the resolved configuration shows the overrides.
+  EXPECT_EQ(c.input_text, with_line("dims", "dims = [16, 32]"));
+  const Config resolved = parse_config(c.resolved_toml, "resolved.toml");
+  EXPECT_EQ(resolved.dims, (std::vector<int64_t>{8, 8}));
+  EXPECT_EQ(resolved.beta, 0.5);
+}
+
+TEST(ConfigOverrides, LaterSetWinsAndQuotedStringsWork) {
+  ConfigOverrides o;
+  o.set = {"model.beta=0.1", "model.beta=0.2", "output.path=\"a b.h5\""};
+  const Config c = parse_config(kMinimal, "in.toml", o);
+  EXPECT_EQ(c.beta, 0.2);
+  EXPECT_EQ(c.output_path, "a b.h5");
+}
+
+TEST(ConfigOverrides, OptionsOverrideSetAndFile) {
+  ConfigOverrides o;
+  o.set = {"run.backend=cuda", "run.seed=3", "output.path=x.h5"};
+  o.backend = "cpu";
+  o.seed = "7";
+  o.output = "y.h5";
+  const Config c = parse_config(kMinimal, "in.toml", o);
+  EXPECT_EQ(c.backend, "cpu");
+  EXPECT_EQ(c.seed, 7u);
+  EXPECT_EQ(c.output_path, "y.h5");
+}
+
+TEST(ConfigOverrides, SetSuppliesAMissingRequiredKey) {
+  ConfigOverrides o;
+  o.set = {"run.seed=5"};
+  EXPECT_EQ(parse_config(with_line("seed", ""), "in.toml", o).seed, 5u);
+  o.set = {"update.algorithm=heatbath"};  // a section the file does not have
+  EXPECT_EQ(parse_config(kMinimal, "in.toml", o).algorithm, "heatbath");
+}
+
+TEST(ConfigOverrides, InvalidSetValueNamesTheOverride) {
+  ConfigOverrides o;
+  o.set = {"model.beta=abc"};
+  const auto e = errors_of(kMinimal, o);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(starts_with(e[0], "--set model.beta=abc")) << e[0];
+  EXPECT_TRUE(has_message(e, {"model.beta", "abc", "expected a number"}));
+  EXPECT_EQ(e[0].find("in.toml"), std::string::npos) << e[0];
+
+  o.set = {"lattice.dims=[15,16]"};
+  const auto odd = errors_of(kMinimal, o);
+  ASSERT_EQ(odd.size(), 1u);
+  EXPECT_TRUE(starts_with(odd[0], "--set lattice.dims=[15,16]")) << odd[0];
+  EXPECT_TRUE(has_message(odd, {"lattice.dims = [15, 16]", "even"}));
+}
+
+TEST(ConfigOverrides, MalformedAssignmentsAreRejected) {
+  for (const char* bad : {"model.beta", "beta=0.5", "a.b.c=1", ".beta=1", "model.=1", "=1"}) {
+    SCOPED_TRACE(bad);
+    ConfigOverrides o;
+    o.set = {bad};
+    const auto e = errors_of(kMinimal, o);
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_TRUE(starts_with(e[0], std::string("--set ") + bad)) << e[0];
+    EXPECT_TRUE(has_message(e, {"expected SECTION.KEY=VALUE"}));
+  }
+}
+
+TEST(ConfigOverrides, UnreadableValueIsRejected) {
+  ConfigOverrides o;
+  o.set = {"model.beta=\"unterminated"};
+  const auto e = errors_of(kMinimal, o);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(starts_with(e[0], "--set model.beta=\"unterminated")) << e[0];
+  // Not TOML, and not a bare string either (a raw newline): the value cannot be read at all.
+  o.set = {"model.beta=a\nb"};
+  const auto raw = errors_of(kMinimal, o);
+  ASSERT_EQ(raw.size(), 1u);
+  EXPECT_TRUE(starts_with(raw[0], "--set model.beta=a\nb")) << raw[0];
+  EXPECT_TRUE(has_message(raw, {"cannot read VALUE"}));
+}
+
+TEST(ConfigOverrides, SetOfUnknownKeyIsRejected) {
+  ConfigOverrides o;
+  o.set = {"run.colour=red"};
+  EXPECT_TRUE(
+      has_message(errors_of(kMinimal, o), {"unknown key 'run.colour'", "known keys in [run]"}));
+  o.set = {"solver.tolerance=1"};
+  EXPECT_TRUE(has_message(errors_of(kMinimal, o), {"unknown section 'solver'"}));
+}
+
+// A key introduced by --set is blamed on the override, not on the input file.
+TEST(ConfigOverrides, SetOfUnknownKeyNamesTheOverride) {
+  ConfigOverrides o;
+  o.set = {"run.colour=red"};
+  const auto e = errors_of(kMinimal, o);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(starts_with(e[0], "--set run.colour=red")) << e[0];
+  o.set = {"solver.tolerance=1"};
+  const auto s = errors_of(kMinimal, o);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_TRUE(starts_with(s[0], "--set solver.tolerance=1")) << s[0];
+}
+
+TEST(ConfigOverrides, SetIntoASectionThatIsNotATableIsRejected) {
+  ConfigOverrides o;
+  o.set = {"run.seed=1"};
+  const auto e = errors_of("run = 3\n" + kMinimal.substr(0, kMinimal.find("[run]")), o);
+  EXPECT_TRUE(has_message(e, {"--set run.seed=1", "'run' in the input is not a table"}));
+}
+
+TEST(ConfigOverrides, SeedOptionIsValidated) {
+  ConfigOverrides o;
+  o.seed = "7";
+  EXPECT_EQ(parse_config(kMinimal, "in.toml", o).seed, 7u);
+  for (const char* bad : {"-1", "abc", "1.5"}) {
+    SCOPED_TRACE(bad);
+    o.seed = bad;
+    const auto e = errors_of(kMinimal, o);
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_TRUE(starts_with(e[0], std::string("--seed ") + bad)) << e[0];
+    EXPECT_TRUE(has_message(e, {"run.seed"}));
+  }
+}
+
+TEST(ConfigOverrides, BackendOptionIsValidated) {
+  ConfigOverrides o;
+  o.backend = "cpu";
+  EXPECT_EQ(parse_config(kMinimal, "in.toml", o).backend, "cpu");
+  o.backend = "gpu";
+  const auto e = errors_of(kMinimal, o);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(starts_with(e[0], "--backend gpu")) << e[0];
+  EXPECT_TRUE(has_message(e, {"run.backend", "gpu", "one of \"auto\", \"cpu\", \"cuda\""}));
+}
+
+TEST(ConfigOverrides, OutputOptionIsValidated) {
+  ConfigOverrides o;
+  o.output = "dir/with \"quotes\" and \\.h5";
+  EXPECT_EQ(parse_config(kMinimal, "in.toml", o).output_path, "dir/with \"quotes\" and \\.h5");
+  o.output = "";
+  const auto e = errors_of(kMinimal, o);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(starts_with(e[0], "--output")) << e[0];
+  EXPECT_TRUE(has_message(e, {"output.path", "non-empty string"}));
+}
+
+TEST(ConfigOverrides, ErrorsFromFileAndOverridesAreAllReported) {
+  ConfigOverrides o;
+  o.set = {"model.beta=abc", "nodot=1"};
+  o.backend = "gpu";
+  const auto e = errors_of(with_line("thermalization", "thermalization = -1"), o);
+  EXPECT_EQ(e.size(), 4u);
+  EXPECT_TRUE(has_message(e, {"--set model.beta=abc"}));
+  EXPECT_TRUE(has_message(e, {"--set nodot=1"}));
+  EXPECT_TRUE(has_message(e, {"--backend gpu"}));
+  EXPECT_TRUE(has_message(e, {"in.toml:9:", "run.thermalization = -1"}));
+}
+
+// --- the resolved configuration ---------------------------------------------------------------
+
+void expect_same_values(const Config& a, const Config& b) {
+  EXPECT_EQ(a.dims, b.dims);
+  EXPECT_EQ(a.model_kind, b.model_kind);
+  EXPECT_EQ(a.beta, b.beta);  // exact: the resolved TOML must round-trip doubles
+  EXPECT_EQ(a.field, b.field);
+  EXPECT_EQ(a.algorithm, b.algorithm);
+  EXPECT_EQ(a.thermalization, b.thermalization);
+  EXPECT_EQ(a.measurements, b.measurements);
+  EXPECT_EQ(a.measure_every, b.measure_every);
+  EXPECT_EQ(a.seed, b.seed);
+  EXPECT_EQ(a.backend, b.backend);
+  EXPECT_EQ(a.start, b.start);
+  EXPECT_EQ(a.threads, b.threads);
+  EXPECT_EQ(a.device, b.device);
+  EXPECT_EQ(a.output_path, b.output_path);
+  EXPECT_EQ(a.snapshot_every, b.snapshot_every);
+  EXPECT_EQ(a.flush_every, b.flush_every);
+}
+
+TEST(Config, ResolvedTomlReparsesToTheSameValues) {
+  const Config minimal = parse_config(kMinimal, "some/dir/minimal.toml");
+  const Config again = parse_config(minimal.resolved_toml, "resolved.toml");
+  expect_same_values(minimal, again);
+  EXPECT_EQ(again.resolved_toml, minimal.resolved_toml);
+
+  ConfigOverrides o;
+  o.set = {"lattice.dims=[6,4,2]",
+           "model.beta=0.44068679350977151",
+           "model.h=-0.1",
+           "update.algorithm=heatbath",
+           "run.start=cold",
+           "run.threads=3",
+           "run.device=2",
+           "run.measure_every=5",
+           "output.snapshot_every=11",
+           "output.flush_every=13",
+           "run.seed=9223372036854775807"};
+  o.output = "path with \"quote\".h5";
+  o.backend = "cuda";
+  const Config full = parse_config(kMinimal, "in.toml", o);
+  EXPECT_EQ(full.beta, 0.44068679350977151);
+  const Config full_again = parse_config(full.resolved_toml, "resolved.toml");
+  expect_same_values(full, full_again);
+}
+
+// --- files ----------------------------------------------------------------------------------
+
+TEST(Config, LoadConfigOfMissingFileNamesThePath) {
+  const std::string path = "/nonexistent-lattica-dir/input.toml";
+  try {
+    load_config(path);
+    FAIL() << "accepted a missing file";
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(has_message(e.messages(), {path, "cannot read"}));
+  }
+}
+
+// A path that opens but cannot be read, such as a directory, is a read error.
+TEST(Config, LoadConfigOfADirectoryIsAReadError) {
+  char dir_template[] = "/tmp/lattica_config_test_XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  try {
+    load_config(dir);
+    ADD_FAILURE() << "accepted a directory as input";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.messages().size(), 1u);
+    EXPECT_TRUE(has_message(e.messages(), {dir + ": ", "read"}));
+  }
+  rmdir(dir_template);
+}
+
+TEST(Config, LoadConfigReadsTheFile) {
+  char dir_template[] = "/tmp/lattica_config_test_XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string path = std::string(dir_template) + "/point.toml";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << kMinimal;
+  }
+  ConfigOverrides o;
+  o.seed = "42";
+  const Config c = load_config(path, o);
+  EXPECT_EQ(c.input_path, path);
+  EXPECT_EQ(c.input_text, kMinimal);
+  EXPECT_EQ(c.seed, 42u);
+  EXPECT_EQ(c.output_path, "point.h5");
+  // Messages about a loaded file carry its path and line.
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << with_line("dims", "dims = [7, 8]");
+  }
+  try {
+    load_config(path);
+    ADD_FAILURE() << "accepted an odd size";
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(has_message(e.messages(), {path + ":2:8:", "lattice.dims = [7, 8]", "even"}));
+  }
+  std::remove(path.c_str());
+  rmdir(dir_template);
+}
+
+}  // namespace
+}  // namespace lattica
