@@ -12,6 +12,7 @@ logs=${2:-gpu-logs}
 mkdir -p "$logs"
 # shellcheck disable=SC1091
 source "$bundle/env.sh"
+bundle=$(cd "$bundle" && pwd)  # absolute: the CLI tests run sim from scratch directories
 export SIM_REQUIRE_GPU=1 SIM_EXE="$bundle/bin/sim" SIM_SOURCE_DIR="$PWD"
 summary=()
 record() { summary+=("$(printf '%-44s %s' "$1" "$2")"); }

@@ -62,6 +62,12 @@ class CpuExec {
     return total;
   }
 
+  /// Copies host data into a buffer (buffer.size() entries).
+  template <class T>
+  void copy_to_device(const T* from, Buffer<T>& to) const {
+    std::copy(from, from + to.size(), to.data());
+  }
+
   template <class T>
   void copy_to_host(const Buffer<T>& from, T* to) const {
     std::copy(from.data(), from.data() + from.size(), to);

@@ -99,6 +99,15 @@ class CudaExec {
     return result;
   }
 
+  /// Copies host data into a buffer (buffer.size() entries), ordered on this policy's stream.
+  /// Use this rather than cudaMemcpy: the stream does not wait for the legacy default stream.
+  template <class T>
+  void copy_to_device(const T* from, Buffer<T>& to) const {
+    LATTICA_CUDA_CHECK(cudaMemcpyAsync(to.data(), from, static_cast<size_t>(to.size()) * sizeof(T),
+                                       cudaMemcpyHostToDevice, stream_));
+    LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
   template <class T>
   void copy_to_host(const Buffer<T>& from, T* to) const {
     LATTICA_CUDA_CHECK(cudaMemcpyAsync(to, from.data(),

@@ -20,10 +20,9 @@ struct ReadArray {
 };
 
 template <class T>
-DeviceBuffer<T> upload(const std::vector<T>& host) {
+DeviceBuffer<T> upload(const CudaExec& exec, const std::vector<T>& host) {
   DeviceBuffer<T> d(static_cast<int64_t>(host.size()));
-  LATTICA_CUDA_CHECK(
-      cudaMemcpy(d.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  exec.copy_to_device(host.data(), d);
   return d;
 }
 
@@ -42,7 +41,7 @@ TEST(GpuReduce, Int64MatchesHostSumExactly) {
       x = static_cast<long long>(gen() >> 24) - (1LL << 39);  // large, mixed-sign values
       want += x;
     }
-    auto d = upload(data);
+    auto d = upload(exec, data);
     EXPECT_EQ(exec.reduce_sum<long long>(n, ReadArray<long long>{d.data()}), want) << "n = " << n;
   }
 }
@@ -65,8 +64,8 @@ TEST(GpuReduce, StructOfInt64MatchesHost) {
       b[i] = static_cast<long long>(gen() >> 1) % 1000003 - 500001;
       want = want + IsingSums{a[i], b[i]};
     }
-    auto da = upload(a);
-    auto db = upload(b);
+    auto da = upload(exec, a);
+    auto db = upload(exec, b);
     const IsingSums got = exec.reduce_sum<IsingSums>(n, PairFromArrays{da.data(), db.data()});
     EXPECT_EQ(got.bonds, want.bonds) << "n = " << n;
     EXPECT_EQ(got.magnetization, want.magnetization) << "n = " << n;
@@ -86,7 +85,7 @@ TEST(GpuReduce, DoubleMatchesHostToRoundingAndRepeats) {
       want += x;
       magnitude += std::fabs(x);
     }
-    auto d = upload(data);
+    auto d = upload(exec, data);
     const double got = exec.reduce_sum<double>(n, ReadArray<double>{d.data()});
     EXPECT_NEAR(got, static_cast<double>(want), 1e-13 * static_cast<double>(magnitude) + 1e-12)
         << "n = " << n;
