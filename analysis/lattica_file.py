@@ -1,26 +1,39 @@
-"""Reads a Lattica output file (HDF5, schema "lattica/1").
+"""Reads a Lattica output file (HDF5, schema "lattica/1") and sweep index files.
 
-The layout (see the design notes, "HDF5 output"):
+The layout (see README.md, "Output"):
 
     /                      attributes: schema, program_version, git_commit, created_utc,
                            input_path, input_toml, resolved_config, model, algorithm,
-                           backend, device, seed, beta, h, lattice_dims
-    /observables/<name>    float64 [n], one value per measurement
+                           backend, device, seed, beta, h, lattice_dims,
+                           replicas (R, default 1 when absent),
+                           point_index (index in a parameter sweep; absent for a single run)
+    /observables/<name>    float64 [n] when R = 1, [n, R] when R > 1 (column r = replica r)
     /observables/sweep     int64 [n], sweeps completed at each measurement
     /observables           attribute committed_length
-    /snapshots/configuration  int8 [frames, L0, L1, ...], lexicographic (last axis fastest)
+    /histograms/<name>/values, counts
+                           int64, exact histogram of a TOTAL (not per-site) integer
+                           observable over all measurements and replicas; only values that
+                           occurred, sorted; attribute committed_length = sum of counts
+    /snapshots/configuration  int8 [frames, L0, L1, ...] (R = 1) or [frames, R, L0, ...]
     /snapshots/sweep       int64 [frames]
     /snapshots             attribute committed_length
 
 sim raises committed_length only after the data it vouches for is on disk, so every series
 here is cut to it: a file left behind by a crashed run reads up to its last complete
 measurement and frame.
+
+A parameter sweep also writes `<stem>.index.json` (schema "lattica-index/1") naming one file
+per point; `expand_paths` turns a mix of .h5 and index .json paths into the list of files.
 """
+
+import json
+import os
 
 import h5py
 import numpy as np
 
 SCHEMA = "lattica/1"
+INDEX_SCHEMA = "lattica-index/1"
 
 
 class SchemaError(ValueError):
@@ -43,6 +56,8 @@ def _committed_length(group, path):
     if "committed_length" not in group.attrs:
         raise SchemaError(f"{path}: {group.name} has no committed_length attribute")
     n = int(group.attrs["committed_length"])
+    if n < 0:
+        raise SchemaError(f"{path}: {group.name} has committed_length {n}")
     for name, item in group.items():
         if isinstance(item, h5py.Dataset) and item.shape[0] < n:
             raise SchemaError(
@@ -51,12 +66,15 @@ def _committed_length(group, path):
 
 
 class Snapshots:
-    """The saved configurations, read from the file one frame (or one slice) at a time."""
+    """The saved configurations, read from the file one frame (or one slice) at a time.
+
+    A frame is [L0, L1, ...] when the run has one replica, [R, L0, L1, ...] otherwise.
+    """
 
     def __init__(self, path, count, frame_shape, sweep):
         self.path = path
         self.count = count  #: committed frames
-        self.frame_shape = tuple(frame_shape)  #: lattice dims of one frame
+        self.frame_shape = tuple(frame_shape)  #: shape of one frame
         self.sweep = sweep  #: int64 [count], sweeps completed when each frame was taken
 
     @property
@@ -67,7 +85,7 @@ class Snapshots:
         return self.count
 
     def __getitem__(self, key):
-        """Frame i (negative counts from the end) as int8 [L0, L1, ...], or a slice of frames."""
+        """Frame i (negative counts from the end) as int8, or a slice of frames."""
         if isinstance(key, slice):
             start, stop, step = key.indices(self.count)
             if step < 1:
@@ -89,48 +107,158 @@ class Snapshots:
             yield self[i]
 
 
-class LatticaFile:
-    """One run's output: metadata, observable series and snapshots."""
+class Histogram:
+    """An exact histogram of an integer-valued total observable: values[k] occurred counts[k]
+    times. `samples` (the group's committed_length) equals counts.sum()."""
 
-    def __init__(self, path, attrs, observables, sweep, snapshots):
+    def __init__(self, name, values, counts, samples, description=None):
+        self.name = name
+        self.values = values  #: int64 [k], sorted, only values that occurred
+        self.counts = counts  #: int64 [k]
+        self.samples = samples  #: measurements x replicas included
+        self.description = description
+
+    def __len__(self):
+        return len(self.values)
+
+    def mean(self):
+        return float(np.dot(self.values.astype(np.float64), self.counts) / self.counts.sum())
+
+
+class LatticaFile:
+    """One run's output: metadata, observable series, histograms and snapshots.
+
+    `observables[name]` is the committed part of the dataset as stored ([n] for one replica,
+    [n, R] otherwise); `chains[name]` is the same data always as float64 [n, R], which is what
+    the analysis uses.
+    """
+
+    def __init__(self, path, attrs, observables, sweep, snapshots, histograms=None,
+                 warnings=None):
         self.path = path
         self.attrs = attrs  #: root attributes; strings decoded, scalars as int/float
-        self.observables = observables  #: name -> float64 array, one value per measurement
+        self.observables = observables  #: name -> float64 array as stored (committed rows)
         self.sweep = sweep  #: int64 array, sweeps completed at each measurement
         self.snapshots = snapshots  #: Snapshots
+        self.histograms = histograms or {}  #: name -> Histogram
+        self.warnings = warnings or []  #: problems that did not stop the file being read
+        self.replicas = int(attrs.get("replicas", 1))
+        self.chains = {name: (series.reshape(-1, 1) if series.ndim == 1 else series)
+                       for name, series in observables.items()}  #: name -> [n, R]
 
     @property
     def dims(self):
-        return tuple(int(n) for n in self.attrs["lattice_dims"])
+        return tuple(int(n) for n in np.atleast_1d(self.attrs["lattice_dims"]))
+
+    @property
+    def volume(self):
+        return int(np.prod(self.dims, dtype=np.int64))
+
+    @property
+    def beta(self):
+        return float(self.attrs["beta"])
+
+    @property
+    def h(self):
+        return float(self.attrs.get("h", 0.0))
+
+    @property
+    def point_index(self):
+        """The index in a parameter sweep, or None for a single run."""
+        value = self.attrs.get("point_index")
+        return None if value is None else int(value)
+
+    @property
+    def sweep_spacing(self):
+        """Sweeps between consecutive measurements (the median spacing), or None."""
+        if len(self.sweep) < 2:
+            return None
+        return float(np.median(np.diff(self.sweep)))
 
     def __len__(self):
-        """The number of committed measurements."""
+        """The number of committed measurements (rows; each row holds R replicas)."""
         return len(self.sweep)
 
 
+def _read_histograms(f, path, warnings):
+    histograms = {}
+    if "histograms" not in f:
+        return histograms
+    for name, group in f["histograms"].items():
+        if not isinstance(group, h5py.Group):
+            continue
+        if "values" not in group or "counts" not in group:
+            warnings.append(f"histogram {name}: needs datasets values and counts; ignored")
+            continue
+        values = group["values"][:].astype(np.int64, copy=False)
+        counts = group["counts"][:].astype(np.int64, copy=False)
+        samples = group.attrs.get("committed_length")
+        problem = None
+        if values.ndim != 1 or values.shape != counts.shape:
+            problem = f"values {values.shape} and counts {counts.shape} differ in shape"
+        elif samples is None:
+            problem = "no committed_length attribute"
+        elif int(counts.sum()) != int(samples):
+            problem = f"counts sum to {int(counts.sum())} but committed_length is {int(samples)}"
+        elif len(values) > 1 and np.any(np.diff(values) <= 0):
+            problem = "values are not strictly increasing"
+        elif np.any(counts < 0):
+            problem = "negative counts"
+        if problem:
+            warnings.append(f"histogram {name}: {problem}; ignored")
+            continue
+        histograms[name] = Histogram(name, values, counts, int(samples),
+                                     _plain(group.attrs.get("description")))
+    return histograms
+
+
 def load(path):
-    """Opens a Lattica file and reads its metadata and observable series.
+    """Opens a Lattica file and reads its metadata, observable series and histograms.
 
     Raises SchemaError when the file is not schema "lattica/1" or its groups are missing or
-    inconsistent, OSError when it cannot be read as HDF5.
+    inconsistent, OSError when it cannot be read as HDF5. An inconsistent histogram does not
+    raise: it is left out and noted in `warnings`.
     """
     path = str(path)
+    warnings = []
     with h5py.File(path, "r") as f:
         schema = _plain(f.attrs.get("schema"))
         if schema != SCHEMA:
             found = "no schema attribute" if schema is None else f"schema {schema!r}"
             raise SchemaError(f"{path}: not a Lattica file: {found}, expected {SCHEMA!r}")
         attrs = {name: _plain(value) for name, value in f.attrs.items()}
+        for key in ("beta", "lattice_dims"):
+            if key not in attrs:
+                raise SchemaError(f"{path}: no root attribute {key}")
         for group in ("observables", "snapshots"):
             if group not in f:
                 raise SchemaError(f"{path}: no /{group} group")
+        replicas = int(attrs.get("replicas", 1))
+        if replicas < 1:
+            raise SchemaError(f"{path}: replicas is {replicas}")
 
         group = f["observables"]
         n = _committed_length(group, path)
         if "sweep" not in group:
             raise SchemaError(f"{path}: no /observables/sweep dataset")
         sweep = group["sweep"][:n].astype(np.int64, copy=False)
-        observables = {name: group[name][:n] for name in group if name != "sweep"}
+        observables = {}
+        for name, item in group.items():
+            if name == "sweep" or not isinstance(item, h5py.Dataset):
+                continue
+            if item.ndim == 1:
+                columns = 1
+            elif item.ndim == 2:
+                columns = item.shape[1]
+            else:
+                raise SchemaError(f"{path}: {item.name} has shape {item.shape}, expected [n] "
+                                  f"or [n, R]")
+            if columns != replicas:
+                raise SchemaError(f"{path}: {item.name} has shape {item.shape} but the file "
+                                  f"says replicas = {replicas}")
+            observables[name] = item[:n].astype(np.float64, copy=False)
+
+        histograms = _read_histograms(f, path, warnings)
 
         group = f["snapshots"]
         frames = _committed_length(group, path)
@@ -140,4 +268,58 @@ def load(path):
         snapshot_sweep = group["sweep"][:frames].astype(np.int64, copy=False)
 
     return LatticaFile(path, attrs, observables, sweep,
-                       Snapshots(path, frames, frame_shape, snapshot_sweep))
+                       Snapshots(path, frames, frame_shape, snapshot_sweep), histograms, warnings)
+
+
+def is_index_file(path):
+    """True when path names a sweep index (by its .json suffix)."""
+    return str(path).lower().endswith(".json")
+
+
+def read_index(path):
+    """Reads a sweep index (schema "lattica-index/1"). Returns the parsed document with each
+    point's "path" added: its file resolved against the index file's directory.
+
+    Raises SchemaError when the document is not a Lattica sweep index, OSError when unreadable.
+    """
+    path = str(path)
+    with open(path, encoding="utf-8") as f:
+        try:
+            document = json.load(f)
+        except json.JSONDecodeError as e:
+            raise SchemaError(f"{path}: not JSON: {e}") from None
+    if not isinstance(document, dict) or document.get("schema") != INDEX_SCHEMA:
+        found = document.get("schema") if isinstance(document, dict) else None
+        raise SchemaError(f"{path}: not a Lattica sweep index: schema {found!r}, expected "
+                          f"{INDEX_SCHEMA!r}")
+    points = document.get("points")
+    if not isinstance(points, list):
+        raise SchemaError(f"{path}: the index has no list of points")
+    base = os.path.dirname(os.path.abspath(path))
+    for point in points:
+        if not isinstance(point, dict) or not isinstance(point.get("file"), str):
+            raise SchemaError(f"{path}: a point without a file name: {point!r}")
+        point["path"] = os.path.normpath(os.path.join(base, point["file"]))
+    return document
+
+
+def expand_paths(paths, report=None):
+    """The data files named by `paths`: .h5 files as they are, each index .json replaced by its
+    points' files in index order. A point whose file is missing is passed to report(message)
+    and skipped; an unreadable index raises (OSError or SchemaError).
+    """
+    files = []
+    for path in paths:
+        if not is_index_file(path):
+            files.append(str(path))
+            continue
+        document = read_index(path)
+        for point in document["points"]:
+            if os.path.exists(point["path"]):
+                files.append(point["path"])
+            elif report is not None:
+                parameters = point.get("parameters", {})
+                described = ", ".join(f"{k} = {v}" for k, v in parameters.items())
+                report(f"{path}: point {point.get('index')} ({described}): file "
+                       f"{point['path']} is missing; skipped")
+    return files

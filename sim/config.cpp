@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <memory>
+#include <set>
 #include <sstream>
 
 namespace lattica {
@@ -35,7 +38,12 @@ constexpr KeyRule kSchema[] = {
     {"output", "path"},
     {"output", "snapshot_every"},
     {"output", "flush_every"},
+    {"run", "replicas"},
 };
+// Keys a sweep may vary: a list of values (a list of arrays for lattice.dims) or, for numbers,
+// a table {start, stop, num}. Points are the cartesian product, in this order of keys.
+constexpr KeyRule kSweepable[] = {{"lattice", "dims"}, {"model", "beta"}, {"model", "h"}};
+constexpr int64_t kMaxSweepPoints = 100000;
 constexpr const char* kSections[] = {"lattice", "model", "update", "run", "output"};
 
 std::string join(const std::vector<std::string>& items, const char* sep) {
@@ -72,12 +80,21 @@ std::string show(const toml::node& node) {
 }
 
 /// Typed, validated access to the keys of a parsed input; collects every problem.
+/// Values that replace swept keys for one point of a sweep: "section.key" -> value.
+using Substitutions = std::map<std::string, const toml::node*>;
+
 class Reader {
  public:
-  Reader(const toml::table& root, std::string source, std::vector<std::string>& errors)
-      : root_(root), source_(std::move(source)), errors_(errors) {}
+  Reader(const toml::table& root, std::string source, std::vector<std::string>& errors,
+         Substitutions substitutions = {})
+      : root_(root),
+        source_(std::move(source)),
+        errors_(errors),
+        substitutions_(std::move(substitutions)) {}
 
   const toml::node* find(const char* section, const char* key) const {
+    const auto s = substitutions_.find(std::string(section) + "." + key);
+    if (s != substitutions_.end()) return s->second;
     const toml::table* t = root_[section].as_table();
     return t ? t->get(key) : nullptr;
   }
@@ -215,12 +232,12 @@ class Reader {
         return {};
       }
     }
-    // Volume below 2^48: the Philox counter names sites with 48 bits (and no int64 overflow).
+    // At most 2^40 sites: the Philox counter names sites with 40 bits.
     long double volume = 1;
     for (int64_t l : dims) volume *= static_cast<long double>(l);
     if (volume > static_cast<long double>(kMaxRngSites)) {
       fail(*node, name,
-           "the lattice has more than 2^48 sites, the most the random-number counter can name");
+           "the lattice has more than 2^40 sites, the most the random-number counter can name");
       return {};
     }
     // One byte per site for the spins and one for the lexicographic copy written to the output.
@@ -277,6 +294,7 @@ class Reader {
   const toml::table& root_;
   std::string source_;
   std::vector<std::string>& errors_;
+  Substitutions substitutions_;
 };
 
 /// A TOML basic string holding s.
@@ -341,7 +359,8 @@ std::string resolved_toml(const Config& c) {
                           {"backend", c.backend},
                           {"start", c.start},
                           {"threads", c.threads},
-                          {"device", c.device}}},
+                          {"device", c.device},
+                          {"replicas", c.replicas}}},
       {"output", toml::table{{"path", c.output_path},
                              {"snapshot_every", c.snapshot_every},
                              {"flush_every", c.flush_every}}},
@@ -381,32 +400,18 @@ EngineSettings Config::engine_settings() const {
   s.start = start == "cold" ? InitialState::cold : InitialState::hot;
   s.cpu_threads = threads;
   s.cuda_device = device;
+  s.replicas = replicas;
+  // Measurements wait in the engine (on the GPU) until a batch is collected.
+  s.measurement_capacity = std::min<int64_t>(flush_every, 4096);
   return s;
 }
 
-Config parse_config(const std::string& text, const std::string& source_name,
-                    const ConfigOverrides& overrides) {
-  toml::table root;
-  try {
-    root = toml::parse(text, source_name);
-  } catch (const toml::parse_error& e) {
-    throw ConfigError(
-        {where(e.source(), source_name) + ": invalid TOML: " + std::string(e.description())});
-  }
+namespace {
 
-  std::vector<std::string> errors;
-  for (const auto& s : overrides.set) apply_override(root, s, "--set " + s, errors);
-  if (overrides.backend)
-    apply_override(root, "run.backend=" + toml_quote(*overrides.backend),
-                   "--backend " + *overrides.backend, errors);
-  if (overrides.output)
-    apply_override(root, "output.path=" + toml_quote(*overrides.output),
-                   "--output " + *overrides.output, errors);
-  if (overrides.seed)
-    apply_override(root, "run.seed=" + *overrides.seed, "--seed " + *overrides.seed, errors);
-
-  Reader r(root, source_name, errors);
-  r.reject_unknown();
+/// Reads and validates one point (the whole input, or one point of a sweep).
+Config read_point(const toml::table& root, const std::string& source_name,
+                  const Substitutions& substitutions, std::vector<std::string>& errors) {
+  Reader r(root, source_name, errors, substitutions);
   constexpr int64_t kMaxCount = int64_t(1) << 40;
   Config c;
   c.dims = r.dims();
@@ -432,6 +437,17 @@ Config parse_config(const std::string& text, const std::string& source_name,
                                "sweeps between snapshots, 0 = final only");
   c.flush_every = r.integer("output", "flush_every", 1000, 1, kMaxCount,
                             "measurements between flushes to disk");
+  c.replicas = static_cast<int>(r.integer("run", "replicas", 1, 1, kMaxReplicas,
+                                          "independent replicas of the chain in one process"));
+  if (c.replicas > 1 && !c.dims.empty()) {
+    const long double needed = 2.0L * c.replicas * c.volume();
+    const long double available = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
+                                  static_cast<long double>(sysconf(_SC_PAGE_SIZE));
+    if (available > 0 && needed > available) {
+      errors.push_back(source_name + ": run.replicas = " + std::to_string(c.replicas) +
+                       ": the replicas need more host memory than this machine has");
+    }
+  }
 
   if (errors.empty() &&
       static_cast<long double>(c.measurements) * c.measure_every + c.thermalization >
@@ -440,15 +456,169 @@ Config parse_config(const std::string& text, const std::string& source_name,
         source_name +
         ": run.thermalization + run.measurements * run.measure_every is too many sweeps");
   }
-  if (!errors.empty()) throw ConfigError(errors);
-
-  c.input_path = source_name;
-  c.input_text = text;
-  c.resolved_toml = resolved_toml(c);
   return c;
 }
 
-Config load_config(const std::string& path, const ConfigOverrides& overrides) {
+/// Seed of sweep point `index`: a SplitMix64 hash of (seed, index), so points are independent
+/// chains and a point run alone (--task-id) gets the same seed as in the full sweep.
+uint64_t point_seed(uint64_t seed, int64_t index) {
+  uint64_t z = seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(index + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+/// "run.h5" -> ("run", ".h5"); a path without an extension gets ".h5".
+std::pair<std::string, std::string> split_extension(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == slash + 1)
+    return {path, ".h5"};
+  return {path.substr(0, dot), path.substr(dot)};
+}
+
+struct SweptKey {
+  std::string name;
+  std::vector<const toml::node*> values;
+};
+
+/// Finds the swept keys and their values; generated values (from {start, stop, num}) are owned
+/// by `generated`.
+std::vector<SweptKey> find_sweeps(const toml::table& root, const std::string& source_name,
+                                  std::vector<std::unique_ptr<toml::node>>& generated,
+                                  std::vector<std::string>& errors) {
+  std::vector<SweptKey> swept;
+  for (const KeyRule& rule : kSweepable) {
+    const toml::table* t = root[rule.section].as_table();
+    const toml::node* node = t ? t->get(rule.key) : nullptr;
+    if (!node) continue;
+    const std::string name = std::string(rule.section) + "." + rule.key;
+    const std::string at = where(node->source(), source_name) + ": " + name + " = " + show(*node);
+    const bool is_dims = std::string(rule.key) == "dims";
+    SweptKey key{name, {}};
+    if (const toml::array* a = node->as_array()) {
+      // lattice.dims is itself an array: it is a sweep only as an array of arrays.
+      if (is_dims && (a->empty() || !(*a)[0].is_array())) continue;
+      if (a->empty()) {
+        errors.push_back(at + ": a sweep needs at least one value");
+        continue;
+      }
+      for (const toml::node& v : *a) {
+        if (is_dims && !v.is_array()) {
+          errors.push_back(at + ": every entry of a lattice.dims sweep must be an array of sizes");
+          break;
+        }
+        key.values.push_back(&v);
+      }
+    } else if (const toml::table* range = node->as_table(); range && !is_dims) {
+      const auto start = (*range)["start"].value<double>();
+      const auto stop = (*range)["stop"].value<double>();
+      const auto num = (*range)["num"].value<int64_t>();
+      if (range->size() != 3 || !start || !stop || !num || !(*range)["num"].is_integer() ||
+          *num < 1 || *num > kMaxSweepPoints || !std::isfinite(*start) || !std::isfinite(*stop)) {
+        errors.push_back(at +
+                         ": a range must be { start = NUMBER, stop = NUMBER, num = INTEGER >= 1 }");
+        continue;
+      }
+      for (int64_t i = 0; i < *num; ++i) {
+        const double x = *num == 1 ? *start : *start + (*stop - *start) * i / (*num - 1);
+        generated.push_back(std::make_unique<toml::value<double>>(x));
+        key.values.push_back(generated.back().get());
+      }
+    } else {
+      continue;  // a plain value: no sweep
+    }
+    if (!key.values.empty()) swept.push_back(std::move(key));
+  }
+  return swept;
+}
+
+}  // namespace
+
+RunPlan parse_plan(const std::string& text, const std::string& source_name,
+                   const ConfigOverrides& overrides) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source_name);
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(
+        {where(e.source(), source_name) + ": invalid TOML: " + std::string(e.description())});
+  }
+
+  std::vector<std::string> errors;
+  for (const auto& s : overrides.set) apply_override(root, s, "--set " + s, errors);
+  if (overrides.backend)
+    apply_override(root, "run.backend=" + toml_quote(*overrides.backend),
+                   "--backend " + *overrides.backend, errors);
+  if (overrides.output)
+    apply_override(root, "output.path=" + toml_quote(*overrides.output),
+                   "--output " + *overrides.output, errors);
+  if (overrides.seed)
+    apply_override(root, "run.seed=" + *overrides.seed, "--seed " + *overrides.seed, errors);
+  Reader(root, source_name, errors).reject_unknown();
+
+  std::vector<std::unique_ptr<toml::node>> generated;
+  const std::vector<SweptKey> swept = find_sweeps(root, source_name, generated, errors);
+  long double points = 1;
+  for (const SweptKey& k : swept) points *= k.values.size();
+  if (points > kMaxSweepPoints) {
+    throw ConfigError({source_name + ": the sweep has more than " +
+                       std::to_string(kMaxSweepPoints) + " points"});
+  }
+
+  RunPlan plan;
+  for (const SweptKey& k : swept) plan.swept.push_back(k.name);
+  // Each point is validated on its own; a message that several points share is given once.
+  std::vector<std::string> point_errors = errors;
+  std::set<std::string> seen(errors.begin(), errors.end());
+  for (int64_t index = 0; index < static_cast<int64_t>(points); ++index) {
+    Substitutions substitutions;
+    int64_t rest = index;
+    for (auto k = swept.rbegin(); k != swept.rend(); ++k) {  // last key varies fastest
+      const int64_t n = static_cast<int64_t>(k->values.size());
+      substitutions[k->name] = k->values[static_cast<size_t>(rest % n)];
+      rest /= n;
+    }
+    std::vector<std::string> errs;
+    Config c = read_point(root, source_name, substitutions, errs);
+    for (auto& e : errs) {
+      if (seen.insert(e).second) point_errors.push_back(e);
+    }
+    if (!errs.empty()) continue;
+    c.input_path = source_name;
+    c.input_text = text;
+    if (!swept.empty()) {
+      c.point_index = index;
+      c.seed = point_seed(c.seed, index);
+      const auto [stem, extension] = split_extension(c.output_path);
+      c.output_path = stem + "." + std::to_string(index) + extension;
+      plan.index_path = stem + ".index.json";
+      for (const SweptKey& k : swept) {
+        std::ostringstream os;
+        substitutions[k.name]->visit([&](auto&& v) { os << v; });
+        c.swept_values.emplace_back(k.name, os.str());
+      }
+    }
+    c.resolved_toml = resolved_toml(c);
+    plan.points.push_back(std::move(c));
+  }
+  if (!point_errors.empty()) throw ConfigError(point_errors);
+  return plan;
+}
+
+Config parse_config(const std::string& text, const std::string& source_name,
+                    const ConfigOverrides& overrides) {
+  RunPlan plan = parse_plan(text, source_name, overrides);
+  if (plan.points.size() != 1) {
+    throw ConfigError({source_name + ": the input describes a sweep of " +
+                       std::to_string(plan.points.size()) + " points, not a single run"});
+  }
+  return std::move(plan.points.front());
+}
+
+namespace {
+
+std::string read_input_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw ConfigError({path + ": cannot read the input file: it is a directory"});
@@ -459,7 +629,17 @@ Config load_config(const std::string& path, const ConfigOverrides& overrides) {
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0)
     text.append(buffer, static_cast<size_t>(in.gcount()));
   if (in.bad()) throw ConfigError({path + ": error while reading the input file"});
-  return parse_config(text, path, overrides);
+  return text;
+}
+
+}  // namespace
+
+Config load_config(const std::string& path, const ConfigOverrides& overrides) {
+  return parse_config(read_input_file(path), path, overrides);
+}
+
+RunPlan load_plan(const std::string& path, const ConfigOverrides& overrides) {
+  return parse_plan(read_input_file(path), path, overrides);
 }
 
 }  // namespace lattica

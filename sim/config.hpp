@@ -47,6 +47,10 @@ struct Config {
   std::string output_path;
   int64_t snapshot_every = 0;
   int64_t flush_every = 1000;
+  int replicas = 1;
+
+  int64_t point_index = -1;  ///< index in a parameter sweep; -1 for a single run
+  std::vector<std::pair<std::string, std::string>> swept_values;  ///< key -> value (TOML text)
 
   std::string input_path;     ///< as given
   std::string input_text;     ///< the input file verbatim
@@ -56,11 +60,25 @@ struct Config {
   EngineSettings engine_settings() const;
 };
 
-/// Parses TOML text (source_name names it in messages), applies overrides, validates.
+/// Parses TOML text (source_name names it in messages), applies overrides, validates. The
+/// input must describe a single run (no sweep).
 Config parse_config(const std::string& text, const std::string& source_name,
                     const ConfigOverrides& overrides = {});
 
 /// Reads and parses an input file. Throws ConfigError for unreadable or invalid input.
 Config load_config(const std::string& path, const ConfigOverrides& overrides = {});
+
+/// Every run an input describes: one point, or one per point of a parameter sweep (lists or
+/// {start, stop, num} ranges for model.beta and model.h, a list of arrays for lattice.dims;
+/// points are the cartesian product, the last swept key varying fastest). A sweep's points
+/// write <stem>.<index><ext> with the seed hashed from (run.seed, index).
+struct RunPlan {
+  std::vector<Config> points;
+  std::vector<std::string> swept;  ///< swept keys; empty for a single run
+  std::string index_path;          ///< <stem>.index.json for a sweep
+};
+RunPlan parse_plan(const std::string& text, const std::string& source_name,
+                   const ConfigOverrides& overrides = {});
+RunPlan load_plan(const std::string& path, const ConfigOverrides& overrides = {});
 
 }  // namespace lattica

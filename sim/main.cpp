@@ -15,6 +15,7 @@
 #include "sim/engine.hpp"
 #include "sim/output.hpp"
 #include "sim/run.hpp"
+#include "sim/sweep_index.hpp"
 #include "sim/version.hpp"
 
 namespace {
@@ -33,15 +34,63 @@ std::unique_ptr<lattica::Engine> make_engine(const lattica::Config& config, bool
   return lattica::make_cpu_engine(settings);
 }
 
+/// Metadata for the output file of one run.
+lattica::RunMetadata metadata(const lattica::Config& config, const lattica::Engine& engine) {
+  lattica::RunMetadata meta;
+  meta.input_toml = config.input_text;
+  meta.resolved_toml = config.resolved_toml;
+  meta.input_path = config.input_path;
+  meta.dims = config.dims;
+  meta.model = config.model_kind;
+  meta.algorithm = config.algorithm;
+  meta.beta = config.beta;
+  meta.field = config.field;
+  meta.seed = config.seed;
+  meta.backend = engine.backend_name();
+  meta.device = engine.device_name();
+  meta.replicas = config.replicas;
+  meta.point_index = config.point_index;
+  for (const auto& [key, value] : config.swept_values) meta.swept += key + " = " + value + "\n";
+  return meta;
+}
+
+/// Runs one point of the plan, start to finish.
+void run_point(const lattica::Config& config, bool force, bool quiet) {
+  std::unique_ptr<lattica::Engine> engine = make_engine(config, quiet);
+  if (!quiet) {
+    std::cerr << "sim: backend " << engine->backend_name() << " (" << engine->device_name() << ")";
+    if (config.point_index >= 0) std::cerr << ", sweep point " << config.point_index;
+    std::cerr << "\n";
+  }
+  lattica::OutputFile out(config.output_path, force, metadata(config, *engine),
+                          engine->observable_names(),
+                          {"energy per site, (-sum_<ij> s_i s_j - h sum_i s_i) / V",
+                           "magnetization per site, sum_i s_i / V (signed)"});
+  const bool live = !quiet && isatty(STDERR_FILENO);
+  const lattica::RunSummary s = lattica::run_chain(config, *engine, out, live);
+  out.close();
+  if (!quiet) {
+    std::fprintf(stderr,
+                 "sim: wrote %s: %lld sweeps of %lld sites x %d replica(s), %lld measurements, "
+                 "%lld snapshots in %.2f s (%.3f spin flips/ns, %s)\n",
+                 config.output_path.c_str(), static_cast<long long>(s.sweeps),
+                 static_cast<long long>(engine->volume()), engine->replicas(),
+                 static_cast<long long>(s.measurements), static_cast<long long>(s.snapshots),
+                 s.seconds, s.site_updates_per_ns, engine->backend_name().c_str());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
       "Lattica: lattice Monte Carlo on the GPU, with a bit-identical CPU reference.\n"
-      "Samples the model described by INPUT.toml and writes an HDF5 file."};
+      "Samples the model described by INPUT.toml and writes an HDF5 file (one per point of a "
+      "parameter sweep)."};
   std::string input_path;
   lattica::ConfigOverrides overrides;
   std::string backend, output, seed;
+  int64_t task_id = -1;
   bool force = false, quiet = false;
   app.add_option("input", input_path, "input file (TOML)")->required();
   app.add_option("--backend", backend, "auto|cpu|cuda (overrides run.backend)");
@@ -52,7 +101,10 @@ int main(int argc, char** argv) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--seed", seed, "random seed (overrides run.seed)");
-  app.add_flag("--force", force, "overwrite an existing output file");
+  app.add_option("--task-id", task_id,
+                 "run only point N of a parameter sweep (e.g. $SLURM_ARRAY_TASK_ID)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--force", force, "overwrite existing output files");
   app.add_flag("-q,--quiet", quiet, "print errors only");
   app.set_version_flag("--version", std::string("sim (Lattica) ") + lattica::kLatticaVersion +
                                         " (" + lattica::kLatticaGitCommit + ")");
@@ -66,54 +118,41 @@ int main(int argc, char** argv) {
   if (app.count("--output")) overrides.output = output;
   if (app.count("--seed")) overrides.seed = seed;
 
-  lattica::Config config;
+  lattica::RunPlan plan;
   try {
-    config = lattica::load_config(input_path, overrides);
+    plan = lattica::load_plan(input_path, overrides);
   } catch (const lattica::ConfigError& e) {
     for (const auto& m : e.messages()) std::cerr << "sim: error: " << m << "\n";
     return kExitBadInput;
   }
-  std::error_code ec;
-  if (!force && std::filesystem::exists(config.output_path, ec)) {
-    std::cerr << "sim: error: output.path = \"" << config.output_path
-              << "\": the file exists; use --force to overwrite it\n";
+  const int64_t n_points = static_cast<int64_t>(plan.points.size());
+  if (task_id >= n_points) {
+    std::cerr << "sim: error: --task-id " << task_id << ": the input has " << n_points
+              << " point(s), numbered 0 to " << n_points - 1 << "\n";
     return kExitBadInput;
+  }
+  std::vector<const lattica::Config*> selected;
+  for (const auto& c : plan.points) {
+    if (task_id < 0 || c.point_index == task_id || (n_points == 1 && task_id == 0))
+      selected.push_back(&c);
+  }
+  // Every output is checked before anything runs, so bad input never leaves half a sweep.
+  for (const lattica::Config* c : selected) {
+    std::error_code ec;
+    if (!force && std::filesystem::exists(c->output_path, ec)) {
+      std::cerr << "sim: error: output.path = \"" << c->output_path
+                << "\": the file exists; use --force to overwrite it\n";
+      return kExitBadInput;
+    }
   }
 
   try {
-    std::unique_ptr<lattica::Engine> engine = make_engine(config, quiet);
-    if (!quiet)
-      std::cerr << "sim: backend " << engine->backend_name() << " (" << engine->device_name()
-                << ")\n";
-
-    lattica::RunMetadata meta;
-    meta.input_toml = config.input_text;
-    meta.resolved_toml = config.resolved_toml;
-    meta.input_path = config.input_path;
-    meta.dims = config.dims;
-    meta.model = config.model_kind;
-    meta.algorithm = config.algorithm;
-    meta.beta = config.beta;
-    meta.field = config.field;
-    meta.seed = config.seed;
-    meta.backend = engine->backend_name();
-    meta.device = engine->device_name();
-    lattica::OutputFile out(config.output_path, force, meta, engine->observable_names(),
-                            {"energy per site, (-sum_<ij> s_i s_j - h sum_i s_i) / V",
-                             "magnetization per site, sum_i s_i / V (signed)"});
-    const bool live = !quiet && isatty(STDERR_FILENO);
-    const lattica::RunSummary s = lattica::run_chain(config, *engine, out, live);
-    out.close();
-    if (!quiet) {
-      std::fprintf(
-          stderr,
-          "sim: wrote %s: %lld sweeps of %lld sites, %lld measurements, %lld snapshots in %.2f s "
-          "(%.3f spin flips/ns, %s)\n",
-          config.output_path.c_str(), static_cast<long long>(s.sweeps),
-          static_cast<long long>(engine->volume()), static_cast<long long>(s.measurements),
-          static_cast<long long>(s.snapshots), s.seconds, s.site_updates_per_ns,
-          engine->backend_name().c_str());
+    if (!plan.swept.empty()) {
+      lattica::write_sweep_index(plan);
+      if (!quiet)
+        std::cerr << "sim: sweep of " << n_points << " points, index " << plan.index_path << "\n";
     }
+    for (const lattica::Config* c : selected) run_point(*c, force, quiet);
   } catch (const lattica::InputError& e) {
     std::cerr << "sim: error: " << e.what() << "\n";
     return kExitBadInput;

@@ -157,7 +157,7 @@ std::string utc_now_iso8601() {
 OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadata& m,
                        const std::vector<std::string>& observables,
                        const std::vector<std::string>& descriptions)
-    : path_(path), dims_(m.dims) {
+    : path_(path), dims_(m.dims), replicas_(m.replicas) {
   quiet_hdf5();
   file_ = H5Id(H5_CHECK(H5Fcreate(path.c_str(), overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL,
                                   H5P_DEFAULT, H5P_DEFAULT)),
@@ -179,12 +179,19 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
   write_numeric_attribute(root, "h", H5T_NATIVE_DOUBLE, &m.field, 1, true);
   write_numeric_attribute(root, "lattice_dims", H5T_NATIVE_INT64, m.dims.data(), m.dims.size(),
                           false);
+  const int64_t replicas = m.replicas;
+  write_numeric_attribute(root, "replicas", H5T_NATIVE_INT64, &replicas, 1, true);
+  if (m.point_index >= 0) {
+    write_numeric_attribute(root, "point_index", H5T_NATIVE_INT64, &m.point_index, 1, true);
+    write_string_attribute(root, "swept_parameters", m.swept);
+  }
 
   observables_group_ = H5Id(
       H5_CHECK(H5Gcreate2(root, "observables", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), H5Gclose);
   for (size_t o = 0; o < observables.size(); ++o) {
     observable_sets_.push_back(create_extendable(observables_group_.get(), observables[o].c_str(),
-                                                 H5T_NATIVE_DOUBLE, {}, {4096}));
+                                                 H5T_NATIVE_DOUBLE, replica_axis(),
+                                                 chunk_rows(4096)));
     write_string_attribute(observable_sets_.back().get(), "description", descriptions[o]);
   }
   sweep_set_ = create_extendable(observables_group_.get(), "sweep", H5T_NATIVE_INT64, {}, {4096});
@@ -194,12 +201,15 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
 
   snapshots_group_ = H5Id(
       H5_CHECK(H5Gcreate2(root, "snapshots", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), H5Gclose);
-  const std::vector<hsize_t> tail(m.dims.begin(), m.dims.end());
+  std::vector<hsize_t> tail = replica_axis();
+  tail.insert(tail.end(), m.dims.begin(), m.dims.end());
   snapshot_set_ = create_extendable(snapshots_group_.get(), "configuration", H5T_NATIVE_INT8, tail,
                                     snapshot_chunk(tail));
   write_string_attribute(
       snapshot_set_.get(), "description",
-      "spins (+1/-1), frames x lattice in lexicographic order (last axis fastest)");
+      replicas_ > 1
+          ? "spins (+1/-1), frames x replicas x lattice in lexicographic order (last axis fastest)"
+          : "spins (+1/-1), frames x lattice in lexicographic order (last axis fastest)");
   snapshot_sweep_set_ =
       create_extendable(snapshots_group_.get(), "sweep", H5T_NATIVE_INT64, {}, {256});
   write_string_attribute(snapshot_sweep_set_.get(), "description",
@@ -213,11 +223,11 @@ void OutputFile::append_measurements(const std::vector<int64_t>& sweeps,
   const int64_t count = static_cast<int64_t>(sweeps.size());
   if (count == 0) return;
   const size_t n_obs = observable_sets_.size();
-  std::vector<double> column(static_cast<size_t>(count));
+  const size_t per_row = static_cast<size_t>(replicas_);
+  std::vector<double> column(static_cast<size_t>(count) * per_row);
   for (size_t o = 0; o < n_obs; ++o) {
-    for (int64_t k = 0; k < count; ++k)
-      column[static_cast<size_t>(k)] = values[static_cast<size_t>(k) * n_obs + o];
-    append_rows(observable_sets_[o].get(), H5T_NATIVE_DOUBLE, measurements_, count, {},
+    for (size_t i = 0; i < column.size(); ++i) column[i] = values[i * n_obs + o];
+    append_rows(observable_sets_[o].get(), H5T_NATIVE_DOUBLE, measurements_, count, replica_axis(),
                 column.data());
   }
   append_rows(sweep_set_.get(), H5T_NATIVE_INT64, measurements_, count, {}, sweeps.data());
@@ -225,10 +235,56 @@ void OutputFile::append_measurements(const std::vector<int64_t>& sweeps,
 }
 
 void OutputFile::append_snapshot(int64_t sweep, const int8_t* configuration) {
-  const std::vector<hsize_t> tail(dims_.begin(), dims_.end());
+  std::vector<hsize_t> tail = replica_axis();
+  tail.insert(tail.end(), dims_.begin(), dims_.end());
   append_rows(snapshot_set_.get(), H5T_NATIVE_INT8, snapshots_, 1, tail, configuration);
   append_rows(snapshot_sweep_set_.get(), H5T_NATIVE_INT64, snapshots_, 1, {}, &sweep);
   ++snapshots_;
+}
+
+std::vector<hsize_t> OutputFile::replica_axis() const {
+  return replicas_ > 1 ? std::vector<hsize_t>{static_cast<hsize_t>(replicas_)}
+                       : std::vector<hsize_t>{};
+}
+
+std::vector<hsize_t> OutputFile::chunk_rows(hsize_t rows) const {
+  std::vector<hsize_t> chunk{rows};
+  if (replicas_ > 1) chunk.push_back(static_cast<hsize_t>(replicas_));
+  return chunk;
+}
+
+void OutputFile::write_histograms(const std::vector<std::pair<std::string, std::string>>& names,
+                                  const std::vector<const std::map<long long, long long>*>& counts,
+                                  const std::vector<long long>& samples) {
+  if (H5_CHECK(H5Lexists(file_.get(), "histograms", H5P_DEFAULT)) > 0) {
+    H5_CHECK(H5Ldelete(file_.get(), "histograms", H5P_DEFAULT));
+  }
+  H5Id group(H5_CHECK(H5Gcreate2(file_.get(), "histograms", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
+             H5Gclose);
+  for (size_t h = 0; h < names.size(); ++h) {
+    H5Id sub(H5_CHECK(H5Gcreate2(group.get(), names[h].first.c_str(), H5P_DEFAULT, H5P_DEFAULT,
+                                 H5P_DEFAULT)),
+             H5Gclose);
+    write_string_attribute(sub.get(), "description", names[h].second);
+    set_int64_attribute(sub.get(), "committed_length", samples[h]);
+    std::vector<long long> values, number;
+    for (const auto& [v, c] : *counts[h]) {
+      values.push_back(v);
+      number.push_back(c);
+    }
+    const hsize_t n = values.size();
+    for (const auto& [name, data] :
+         {std::pair<const char*, const std::vector<long long>*>{"values", &values},
+          {"counts", &number}}) {
+      H5Id space(H5_CHECK(H5Screate_simple(1, &n, nullptr)), H5Sclose);
+      H5Id set(H5_CHECK(H5Dcreate2(sub.get(), name, H5T_NATIVE_INT64, space.get(), H5P_DEFAULT,
+                                   H5P_DEFAULT, H5P_DEFAULT)),
+               H5Dclose);
+      if (n > 0)
+        H5_CHECK(
+            H5Dwrite(set.get(), H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, data->data()));
+    }
+  }
 }
 
 void OutputFile::flush() {

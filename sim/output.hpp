@@ -4,6 +4,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -53,6 +54,9 @@ struct RunMetadata {
   uint64_t seed = 0;
   std::string backend;
   std::string device;
+  int replicas = 1;
+  int64_t point_index = -1;  ///< -1: not part of a sweep
+  std::string swept;         ///< "key = value" lines of a sweep point
 };
 
 class OutputFile {
@@ -62,11 +66,17 @@ class OutputFile {
              const std::vector<std::string>& observables,
              const std::vector<std::string>& descriptions);
 
-  /// Appends measurements: sweeps[k] and values[k * n_observables + o].
+  /// Appends measurements: sweeps[k] and values[(k * replicas + r) * n_observables + o].
   void append_measurements(const std::vector<int64_t>& sweeps, const std::vector<double>& values);
 
-  /// Appends one lexicographic configuration (int8, volume entries) taken after `sweep` sweeps.
+  /// Appends one lexicographic configuration per replica (int8, replicas * volume entries)
+  /// taken after `sweep` sweeps.
   void append_snapshot(int64_t sweep, const int8_t* configuration);
+
+  /// Writes exact histograms as /histograms/<name>/{values,counts} (replacing earlier ones).
+  void write_histograms(const std::vector<std::pair<std::string, std::string>>& names,
+                        const std::vector<const std::map<long long, long long>*>& counts,
+                        const std::vector<long long>& samples);
 
   /// Pushes everything to disk and records the committed lengths.
   void flush();
@@ -75,8 +85,11 @@ class OutputFile {
   const std::string& path() const { return path_; }
 
  private:
+  std::vector<hsize_t> replica_axis() const;  ///< {R} when replicas > 1, else empty
+  std::vector<hsize_t> chunk_rows(hsize_t rows) const;
   std::string path_;
   std::vector<int64_t> dims_;
+  int replicas_ = 1;
   H5Id file_;
   H5Id observables_group_;
   H5Id snapshots_group_;

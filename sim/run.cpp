@@ -49,24 +49,29 @@ class Progress {
 RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, bool show_progress) {
   const int64_t therm = config.thermalization;
   const int64_t total = therm + config.measurements * config.measure_every;
-  const std::vector<std::string> names = engine.observable_names();
+  std::vector<int64_t> sweeps;  // measurements waiting to be written
   std::vector<double> values;
-  std::vector<int64_t> sweeps;
-  std::vector<double> one(names.size());
+  MeasurementBatch batch;
   std::vector<int8_t> frame;
   RunSummary summary;
   auto take_snapshot = [&](int64_t sweep) {
-    frame.resize(static_cast<size_t>(engine.volume()));
+    frame.resize(static_cast<size_t>(engine.replicas() * engine.volume()));
     engine.configuration(frame.data());
     output.append_snapshot(sweep, frame.data());
     ++summary.snapshots;
   };
+  auto collect = [&] {
+    engine.collect(batch);
+    values.insert(values.end(), batch.values.begin(), batch.values.end());
+  };
   auto write_measurements = [&] {
+    if (engine.queued() > 0) collect();
     output.append_measurements(sweeps, values);
     output.flush();
     sweeps.clear();
     values.clear();
   };
+  const int64_t capacity = config.engine_settings().measurement_capacity;
 
   Progress progress(show_progress, total);
   const auto start = Clock::now();
@@ -91,10 +96,10 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
     if (sweep > therm) {
       const int64_t into = sweep - therm;
       if (into % config.measure_every == 0) {
-        engine.measure(one.data());
+        engine.measure();  // queued on the device; no wait
         sweeps.push_back(sweep);
-        values.insert(values.end(), one.begin(), one.end());
         ++summary.measurements;
+        if (engine.queued() == capacity) collect();
         if (static_cast<int64_t>(sweeps.size()) >= config.flush_every) write_measurements();
       }
       if (config.snapshot_every > 0 && into % config.snapshot_every == 0) {
@@ -109,15 +114,25 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
   }
   write_measurements();
   if (last_snapshot != total) take_snapshot(total);  // the final configuration, always
+  std::vector<std::pair<std::string, std::string>> names;
+  std::vector<const std::map<long long, long long>*> counts;
+  std::vector<long long> samples;
+  for (const ExactHistogram& h : engine.histograms()) {
+    names.emplace_back(h.name, h.description);
+    counts.push_back(&h.counts);
+    samples.push_back(h.samples);
+  }
+  output.write_histograms(names, counts, samples);
   engine.synchronize();
   output.flush();
   progress.finish();
 
   summary.sweeps = total;
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  summary.site_updates_per_ns =
-      summary.seconds > 0 ? static_cast<double>(total) * engine.volume() / (summary.seconds * 1e9)
-                          : 0.0;
+  summary.site_updates_per_ns = summary.seconds > 0
+                                    ? static_cast<double>(total) * engine.volume() *
+                                          engine.replicas() / (summary.seconds * 1e9)
+                                    : 0.0;
   return summary;
 }
 

@@ -31,6 +31,31 @@ class CpuExec {
   /// threads = 0 uses OpenMP's default (OMP_NUM_THREADS or the core count).
   explicit CpuExec(int threads) : threads_(threads > 0 ? threads : omp_get_max_threads()) {}
 
+  /// Sum of f(i) over [0, n) stored into *result.
+  template <class T, class F>
+  void reduce_sum_into(int64_t n, const F& f, T* result) const {
+    *result = reduce_sum<T>(n, f);
+  }
+
+  /// counts[b] = #{i in [0, n) : bin_of(i) == b} for b in [0, bins); bin_of may return -1 to
+  /// skip. counts holds at least `bins` entries. Per-thread histograms, added at the end.
+  template <class F>
+  void histogram(int64_t n, const F& bin_of, int64_t bins,
+                 Buffer<unsigned long long>& counts) const {
+    std::fill(counts.data(), counts.data() + bins, 0ULL);
+#pragma omp parallel num_threads(threads_)
+    {
+      std::vector<unsigned long long> local(static_cast<size_t>(bins), 0);
+#pragma omp for schedule(static)
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t b = bin_of(i);
+        if (b >= 0) ++local[static_cast<size_t>(b)];
+      }
+#pragma omp critical
+      for (int64_t b = 0; b < bins; ++b) counts.data()[b] += local[static_cast<size_t>(b)];
+    }
+  }
+
   template <class T>
   Buffer<T> allocate(int64_t n) const {
     return Buffer<T>(n);
@@ -68,9 +93,10 @@ class CpuExec {
     std::copy(from, from + to.size(), to.data());
   }
 
+  /// Copies the first `count` entries (all when negative) of a buffer to the host.
   template <class T>
-  void copy_to_host(const Buffer<T>& from, T* to) const {
-    std::copy(from.data(), from.data() + from.size(), to);
+  void copy_to_host(const Buffer<T>& from, T* to, int64_t count = -1) const {
+    std::copy(from.data(), from.data() + (count < 0 ? from.size() : count), to);
   }
 
   void synchronize() const {}

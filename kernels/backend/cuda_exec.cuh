@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "kernels/backend/cuda_check.hpp"
+#include "kernels/histogram/histogram.cuh"
 #include "kernels/reduce/reduce.cuh"
 
 namespace lattica {
@@ -99,6 +100,21 @@ class CudaExec {
     return result;
   }
 
+  /// Sum of f(i) over [0, n) into *d_result (device memory); asynchronous, no host wait.
+  template <class T, class F>
+  void reduce_sum_into(int64_t n, const F& f, T* d_result) const {
+    static_assert(kReduceMaxBlocks * sizeof(T) <= kScratchBytes, "reduction scratch too small");
+    device_reduce_sum<T>(n, f, reinterpret_cast<T*>(scratch_.data()), d_result, stream_);
+  }
+
+  /// counts[b] = #{i in [0, n) : bin_of(i) == b} for b in [0, bins); bin_of may return -1 to
+  /// skip. counts holds at least `bins` entries. Asynchronous.
+  template <class F>
+  void histogram(int64_t n, const F& bin_of, int64_t bins,
+                 Buffer<unsigned long long>& counts) const {
+    device_histogram(n, bin_of, bins, counts.data(), static_cast<int>(max_grid_), stream_);
+  }
+
   /// Copies host data into a buffer (buffer.size() entries), ordered on this policy's stream.
   /// Use this rather than cudaMemcpy: the stream does not wait for the legacy default stream.
   template <class T>
@@ -108,10 +124,11 @@ class CudaExec {
     LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
+  /// Copies the first `count` entries (all when negative) of a buffer to the host; waits.
   template <class T>
-  void copy_to_host(const Buffer<T>& from, T* to) const {
-    LATTICA_CUDA_CHECK(cudaMemcpyAsync(to, from.data(),
-                                       static_cast<size_t>(from.size()) * sizeof(T),
+  void copy_to_host(const Buffer<T>& from, T* to, int64_t count = -1) const {
+    const int64_t n = count < 0 ? from.size() : count;
+    LATTICA_CUDA_CHECK(cudaMemcpyAsync(to, from.data(), static_cast<size_t>(n) * sizeof(T),
                                        cudaMemcpyDeviceToHost, stream_));
     LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }

@@ -94,7 +94,8 @@ struct Checkerboard {
   }
 };
 
-/// Copies checkerboard storage into lexicographic order; functor over lexicographic sites.
+/// Copies checkerboard storage into lexicographic order; functor over copy * V + lexicographic
+/// site, for any number of lattices stored one after another.
 template <int D, class T>
 struct GatherLexicographic {
   Checkerboard<D> lattice;
@@ -102,7 +103,9 @@ struct GatherLexicographic {
   T* lexicographic;
 
   LATTICA_HD_INLINE void operator()(int64_t i) const {
-    lexicographic[i] = storage[lattice.storage_index(i)];
+    const int64_t copy = i / lattice.volume();
+    const int64_t offset = copy * lattice.volume();
+    lexicographic[i] = storage[offset + lattice.storage_index(i - offset)];
   }
 };
 

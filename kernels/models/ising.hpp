@@ -65,31 +65,36 @@ inline IsingParams make_ising_params(int d, double beta, double h, IsingAlgorith
 /// the outcome is uncertain.
 template <int D>
 LATTICA_HD_INLINE int8_t ising_new_spin(const IsingParams& params, int8_t spin, int neighbour_sum,
-                                        int64_t site, uint64_t sweep) {
+                                        uint32_t replica, int64_t site, uint64_t sweep) {
   const uint64_t threshold = params.up_threshold[spin > 0][(neighbour_sum + 2 * D) / 2];
   if (threshold == 0) return -1;
   if (threshold >= kThresholdOne) return 1;
   const uint32_t u =
-      philox_u32(params.seed, RngStream::site_update, static_cast<uint64_t>(site), sweep);
+      philox_u32(params.seed, RngStream::site_update, replica, static_cast<uint64_t>(site), sweep);
   return u < threshold ? int8_t(1) : int8_t(-1);
 }
 
-/// Updates every site of one colour; functor over colour-local indices 0 .. V/2-1.
+/// Updates every site of one colour in every replica; functor over replica * V/2 + colour-local
+/// index, for all replicas at once so small lattices still fill a GPU.
 template <int D>
 struct IsingUpdateColour {
   Checkerboard<D> lattice;
   IsingParams params;
-  int8_t* spins;  ///< checkerboard storage, 2 * half_volume entries
+  int8_t* spins;  ///< replicas one after another, each in checkerboard storage (V entries)
   int colour;
   uint64_t sweep;
 
-  LATTICA_HD_INLINE void operator()(int64_t j) const {
-    int8_t* own = spins + colour * lattice.half_volume;
-    const int8_t* other = spins + (1 - colour) * lattice.half_volume;
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
+    const int64_t replica = index / lattice.half_volume;
+    const int64_t j = index - replica * lattice.half_volume;
+    int8_t* base = spins + replica * lattice.volume();
+    int8_t* own = base + colour * lattice.half_volume;
+    const int8_t* other = base + (1 - colour) * lattice.half_volume;
     int neighbour_sum = 0;
     const int64_t site =
         lattice.visit_neighbours(j, colour, [&](int64_t k) { neighbour_sum += other[k]; });
-    own[j] = ising_new_spin<D>(params, own[j], neighbour_sum, site, sweep);
+    own[j] = ising_new_spin<D>(params, own[j], neighbour_sum, static_cast<uint32_t>(replica), site,
+                               sweep);
   }
 };
 
@@ -107,7 +112,7 @@ struct IsingSums {
 template <int D>
 struct IsingSiteSums {
   Checkerboard<D> lattice;
-  const int8_t* spins;
+  const int8_t* spins;  ///< one replica's checkerboard storage
 
   LATTICA_HD_INLINE IsingSums operator()(int64_t j) const {
     const int8_t* colour1 = spins + lattice.half_volume;
@@ -119,7 +124,7 @@ struct IsingSiteSums {
 };
 
 /// Initial configuration: all +1 (cold) or independent +-1 from the initial-state stream (hot).
-/// Functor over storage positions 0 .. V-1.
+/// Functor over replica * V + storage position.
 template <int D>
 struct IsingInitialState {
   Checkerboard<D> lattice;
@@ -132,10 +137,25 @@ struct IsingInitialState {
       spins[position] = 1;
       return;
     }
-    const int colour = position >= lattice.half_volume;
-    const int64_t site = lattice.lex_index(position - colour * lattice.half_volume, colour);
-    const uint32_t u = philox_u32(seed, RngStream::initial_state, static_cast<uint64_t>(site), 0);
+    const int64_t replica = position / lattice.volume();
+    const int64_t local = position - replica * lattice.volume();
+    const int colour = local >= lattice.half_volume;
+    const int64_t site = lattice.lex_index(local - colour * lattice.half_volume, colour);
+    const uint32_t u = philox_u32(seed, RngStream::initial_state, static_cast<uint32_t>(replica),
+                                  static_cast<uint64_t>(site), 0);
     spins[position] = (u >> 31) ? int8_t(1) : int8_t(-1);
+  }
+};
+
+/// Bin of an exact total (bond sum or magnetization) in a histogram window starting at
+/// `lowest`; totals of one lattice all share one parity, hence the step of 2.
+struct IsingTotalBin {
+  const IsingSums* sums;
+  long long lowest;
+  bool magnetization;
+  LATTICA_HD_INLINE int64_t operator()(int64_t i) const {
+    const long long v = magnetization ? sums[i].magnetization : sums[i].bonds;
+    return (v - lowest) / 2;
   }
 };
 

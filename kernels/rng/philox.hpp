@@ -2,9 +2,10 @@
 // Counter-based Philox4x32-10: the only source of randomness in a Lattica chain.
 //
 // Key     = the 64-bit run seed (low word first), exactly as curand_init(seed, ...) keys it.
-// Counter = (step low, step high, site low, site high | stream << 16).
-// This is the layout curand_init(seed, subsequence = site | stream << 48, offset = 4 * step)
-// produces, so the cuRAND device API and the host implementation name the same numbers.
+// Counter = (step low, step high, site low, site bits 32-39 | stream << 8 | replica << 16).
+// This is the layout curand_init(seed, subsequence = site | stream << 40 | replica << 48,
+// offset = 4 * step) produces, so the cuRAND device API and the host implementation name the
+// same numbers.
 // No generator state exists anywhere: a number is a pure function of (seed, stream, site, step).
 
 #include <cstdint>
@@ -21,11 +22,13 @@ namespace lattica {
 enum class RngStream : uint32_t {
   site_update = 0,    ///< per-site Monte Carlo moves, step = sweep index
   initial_state = 1,  ///< hot start, step = 0
-  test = 0xFFFF,      ///< reserved for tests
+  test = 0xFF,        ///< reserved for tests
 };
 
-/// Sites are named by their global lexicographic index, which must stay below 2^48.
-constexpr uint64_t kMaxRngSites = uint64_t(1) << 48;
+/// Sites are named by their global lexicographic index, which must stay below 2^40.
+constexpr uint64_t kMaxRngSites = uint64_t(1) << 40;
+/// Independent replicas of one chain are numbered 0 .. kMaxReplicas - 1.
+constexpr uint32_t kMaxReplicas = 1u << 16;
 
 struct PhiloxCounter {
   uint32_t x, y, z, w;
@@ -42,11 +45,13 @@ LATTICA_HD_INLINE PhiloxKey philox_key(uint64_t seed) {
   return {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};
 }
 
-/// Counter for (stream, site, step). Precondition: site < kMaxRngSites.
-LATTICA_HD_INLINE PhiloxCounter philox_counter(RngStream stream, uint64_t site, uint64_t step) {
-  return {static_cast<uint32_t>(step), static_cast<uint32_t>(step >> 32),
-          static_cast<uint32_t>(site),
-          static_cast<uint32_t>(site >> 32) | (static_cast<uint32_t>(stream) << 16)};
+/// Counter for (stream, replica, site, step). Preconditions: site < kMaxRngSites,
+/// replica < kMaxReplicas.
+LATTICA_HD_INLINE PhiloxCounter philox_counter(RngStream stream, uint32_t replica, uint64_t site,
+                                               uint64_t step) {
+  return {
+      static_cast<uint32_t>(step), static_cast<uint32_t>(step >> 32), static_cast<uint32_t>(site),
+      static_cast<uint32_t>(site >> 32) | (static_cast<uint32_t>(stream) << 8) | (replica << 16)};
 }
 
 /// Philox4x32-10 on the host (Salmon et al., SC'11). Tests check it against Random123 and,
@@ -75,10 +80,10 @@ LATTICA_HD_INLINE PhiloxBlock philox4x32_10(PhiloxCounter c, PhiloxKey k) {
 #endif
 }
 
-/// The first 32 random bits for (seed, stream, site, step).
-LATTICA_HD_INLINE uint32_t philox_u32(uint64_t seed, RngStream stream, uint64_t site,
-                                      uint64_t step) {
-  return philox4x32_10(philox_counter(stream, site, step), philox_key(seed)).x;
+/// The first 32 random bits for (seed, stream, replica, site, step).
+LATTICA_HD_INLINE uint32_t philox_u32(uint64_t seed, RngStream stream, uint32_t replica,
+                                      uint64_t site, uint64_t step) {
+  return philox4x32_10(philox_counter(stream, replica, site, step), philox_key(seed)).x;
 }
 
 }  // namespace lattica

@@ -39,10 +39,11 @@ TEST(GpuPhilox, DeviceEqualsHost) {
   std::vector<PhiloxKey> keys(n);
   for (int i = 0; i < n; ++i) {
     // Steps below 2^62 so 4 * step fits curand_init's 64-bit offset; sites use the full
-    // 48-bit range plus every stream id, seeds all 64 bits.
-    const uint64_t step = gen() >> 2, site = gen() >> 16, seed = gen();
-    const auto stream = static_cast<RngStream>(gen() % 3 == 0 ? 0xFFFF : gen() % 2);
-    counters[i] = philox_counter(stream, site, i % 7 == 0 ? static_cast<uint64_t>(i) : step);
+    // 40-bit range, every stream id and replica, seeds all 64 bits.
+    const uint64_t step = gen() >> 2, site = gen() >> 24, seed = gen();
+    const auto replica = static_cast<uint32_t>(gen() % kMaxReplicas);
+    const auto stream = static_cast<RngStream>(gen() % 3 == 0 ? 0xFF : gen() % 2);
+    counters[i] = philox_counter(stream, replica, site, i % 7 == 0 ? static_cast<uint64_t>(i) : step);
     keys[i] = philox_key(seed);
   }
   DeviceBuffer<PhiloxCounter> d_counters(n);

@@ -28,17 +28,29 @@ double z_score(const Estimate& e, double exact) { return (e.mean - exact) / e.er
 std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization,
                                         int64_t measurements, int64_t every) {
   const size_t n_obs = engine.observable_names().size();
-  std::vector<std::vector<double>> series(n_obs);
-  std::vector<double> values(n_obs);
+  const size_t replicas = static_cast<size_t>(engine.replicas());
+  std::vector<std::vector<double>> series(n_obs * replicas);
+  MeasurementBatch batch;
+  auto collect = [&] {
+    engine.collect(batch);
+    for (int64_t k = 0; k < batch.count; ++k) {
+      for (size_t r = 0; r < replicas; ++r) {
+        for (size_t o = 0; o < n_obs; ++o) {
+          series[r * n_obs + o].push_back(batch.values[(k * replicas + r) * n_obs + o]);
+        }
+      }
+    }
+  };
   engine.initialize();
   engine.sweep(0, static_cast<uint64_t>(thermalization));
   uint64_t sweep = static_cast<uint64_t>(thermalization);
   for (int64_t m = 0; m < measurements; ++m) {
     engine.sweep(sweep, static_cast<uint64_t>(every));
     sweep += static_cast<uint64_t>(every);
-    engine.measure(values.data());
-    for (size_t o = 0; o < n_obs; ++o) series[o].push_back(values[o]);
+    engine.measure();
+    if (engine.queued() == kSampleBatch) collect();
   }
+  collect();
   return series;
 }
 

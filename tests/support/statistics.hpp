@@ -19,8 +19,11 @@ Estimate binned_estimate(const std::vector<double>& series, int bins = 50);
 /// (estimate - exact) / error.
 double z_score(const Estimate& e, double exact);
 
+/// Measurements an engine made for sample() must be able to queue (its measurement_capacity).
+constexpr int64_t kSampleBatch = 1024;
+
 /// Runs `measurements` measurements, `every` sweeps apart, after `thermalization` sweeps, and
-/// returns one series per observable (engine.observable_names() order).
+/// returns one series per replica and observable: series[r * observables + o].
 std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization,
                                         int64_t measurements, int64_t every);
 

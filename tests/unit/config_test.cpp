@@ -278,25 +278,25 @@ TEST(Config, DimsTooSmallIsRejected) {
 }
 
 TEST(Config, DimsBeyondTheRngSiteCountAreRejected) {
-  // 2^16 * 2^16 * (2^16 + 2) sites: more than the 2^48 the Philox counter can name.
-  const auto e = errors_of(with_line("dims", "dims = [65536, 65536, 65538]"));
+  // 2^20 * (2^20 + 2) sites: more than the 2^40 the Philox counter can name.
+  const auto e = errors_of(with_line("dims", "dims = [1048576, 1048578]"));
   ASSERT_EQ(e.size(), 1u);
-  EXPECT_TRUE(has_message(e, {"lattice.dims = [65536, 65536, 65538]", "more than 2^48 sites"}));
+  EXPECT_TRUE(has_message(e, {"lattice.dims = [1048576, 1048578]", "more than 2^40 sites"}));
 }
 
-// Exactly 2^48 sites is within the counter's range (sites 0 .. 2^48 - 1); such a lattice is
+// Exactly 2^40 sites is within the counter's range (sites 0 .. 2^40 - 1); such a lattice is
 // still refused here, for host memory.
-TEST(Config, DimsOfExactly2To48SitesAreWithinTheRngLimit) {
-  const auto e = errors_of(with_line("dims", "dims = [16777216, 16777216]"));
+TEST(Config, DimsOfExactly2To40SitesAreWithinTheRngLimit) {
+  const auto e = errors_of(with_line("dims", "dims = [1048576, 1048576]"));
   ASSERT_EQ(e.size(), 1u);
-  EXPECT_TRUE(has_message(e, {"lattice.dims = [16777216, 16777216]", "GiB of host memory"}));
+  EXPECT_TRUE(has_message(e, {"lattice.dims = [1048576, 1048576]", "GiB of host memory"}));
 }
 
 TEST(Config, DimsBeyondHostMemoryAreRejected) {
-  // 2^44 sites need 2^45 bytes (32 TiB): more than any test machine has, less than 2^48 sites.
-  const auto e = errors_of(with_line("dims", "dims = [4194304, 4194304]"));
+  // 2^38 sites need 2^39 bytes (512 GiB): more than any test machine has, less than 2^40 sites.
+  const auto e = errors_of(with_line("dims", "dims = [524288, 524288]"));
   ASSERT_EQ(e.size(), 1u);
-  EXPECT_TRUE(has_message(e, {"lattice.dims = [4194304, 4194304]", "GiB of host memory"}));
+  EXPECT_TRUE(has_message(e, {"lattice.dims = [524288, 524288]", "GiB of host memory"}));
 }
 
 // --- model ----------------------------------------------------------------------------------
@@ -310,7 +310,7 @@ TEST(Config, BetaNegativeIsRejected) {
 TEST(Config, BetaNotANumberIsRejected) {
   EXPECT_TRUE(has_message(errors_of(with_line("beta", "beta = \"hot\"")),
                           {"in.toml:6:", "model.beta", "hot", "expected a number"}));
-  EXPECT_TRUE(has_message(errors_of(with_line("beta", "beta = [0.4]")),
+  EXPECT_TRUE(has_message(errors_of(with_line("beta", "beta = true")),
                           {"model.beta", "expected a number"}));
 }
 

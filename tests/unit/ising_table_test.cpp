@@ -46,8 +46,8 @@ TEST(IsingTable, CertainMovesNeedNoRandomNumber) {
   for (int k = 2; k <= 4; ++k)
     EXPECT_EQ(p.up_threshold[0][k], kThresholdOne) << k;  // -1 in field >= 0 flips
   // ising_new_spin returns the certain outcome without touching the RNG (same for any site).
-  EXPECT_EQ(ising_new_spin<2>(p, 1, -4, 0, 0), -1);
-  EXPECT_EQ(ising_new_spin<2>(p, -1, 4, 123, 456), 1);
+  EXPECT_EQ(ising_new_spin<2>(p, 1, -4, 0, 0, 0), -1);
+  EXPECT_EQ(ising_new_spin<2>(p, -1, 4, 7, 123, 456), 1);
 }
 
 TEST(IsingTable, InfiniteTemperatureIsFairCoin) {

@@ -54,25 +54,26 @@ TEST(Philox, HostEqualsRandom123OnRandomInputs) {
 TEST(Philox, CounterLayoutMatchesCurandInit) {
   // curand_init(seed, subsequence, offset) keys with the seed and counts offset/4 into the low
   // 64 bits and subsequence into the high 64 bits of the counter.
-  const uint64_t seed = 0x0123456789abcdefULL, site = 0x0000BA9876543210ULL,
+  const uint64_t seed = 0x0123456789abcdefULL, site = 0x000000A876543210ULL,
                  step = 0xFEDCBA9876543210ULL;
   const PhiloxKey k = philox_key(seed);
   EXPECT_EQ(k.x, 0x89abcdefu);
   EXPECT_EQ(k.y, 0x01234567u);
-  const PhiloxCounter c = philox_counter(RngStream::initial_state, site, step);
+  const PhiloxCounter c = philox_counter(RngStream::initial_state, 0xBEEF, site, step);
   EXPECT_EQ(c.x, 0x76543210u);
   EXPECT_EQ(c.y, 0xFEDCBA98u);
   EXPECT_EQ(c.z, 0x76543210u);
-  EXPECT_EQ(c.w, 0x0000BA98u | (1u << 16));
+  EXPECT_EQ(c.w, 0xBEEF0000u | (1u << 8) | 0xA8u);
 }
 
 TEST(Philox, StreamsSitesAndStepsGiveDifferentNumbers) {
-  const uint32_t base = philox_u32(7, RngStream::site_update, 5, 9);
-  EXPECT_NE(base, philox_u32(8, RngStream::site_update, 5, 9));
-  EXPECT_NE(base, philox_u32(7, RngStream::initial_state, 5, 9));
-  EXPECT_NE(base, philox_u32(7, RngStream::site_update, 6, 9));
-  EXPECT_NE(base, philox_u32(7, RngStream::site_update, 5, 10));
-  EXPECT_EQ(base, philox_u32(7, RngStream::site_update, 5, 9));
+  const uint32_t base = philox_u32(7, RngStream::site_update, 0, 5, 9);
+  EXPECT_NE(base, philox_u32(8, RngStream::site_update, 0, 5, 9));
+  EXPECT_NE(base, philox_u32(7, RngStream::initial_state, 0, 5, 9));
+  EXPECT_NE(base, philox_u32(7, RngStream::site_update, 1, 5, 9));
+  EXPECT_NE(base, philox_u32(7, RngStream::site_update, 0, 6, 9));
+  EXPECT_NE(base, philox_u32(7, RngStream::site_update, 0, 5, 10));
+  EXPECT_EQ(base, philox_u32(7, RngStream::site_update, 0, 5, 9));
 }
 
 TEST(Philox, WordsAreUniform) {
@@ -80,7 +81,7 @@ TEST(Philox, WordsAreUniform) {
   std::vector<double> counts(16, 0.0);
   const int n = 1 << 20;
   for (int i = 0; i < n; ++i)
-    counts[philox_u32(99, RngStream::site_update, static_cast<uint64_t>(i), 3) >> 28] += 1;
+    counts[philox_u32(99, RngStream::site_update, 0, static_cast<uint64_t>(i), 3) >> 28] += 1;
   double chi2 = 0;
   for (double c : counts) chi2 += (c - n / 16.0) * (c - n / 16.0) / (n / 16.0);
   EXPECT_LT(chi2, 60.0);

@@ -1,0 +1,87 @@
+#pragma once
+// Integer histograms on the GPU. Each block counts into its own shared-memory histogram and
+// merges it into global memory once; lanes of a warp that hit the same bin are aggregated
+// into one atomic (__match_any_sync), which is what keeps heavily contended data (every value
+// in one bin) fast. Histograms too wide for shared memory count into global memory directly,
+// with the same warp aggregation. Counts are integers, so the result does not depend on the
+// order of the atomics.
+
+#include <cstdint>
+
+#include "kernels/backend/cuda_check.hpp"
+
+namespace lattica {
+
+constexpr int kHistogramBlock = 256;
+/// Widest histogram counted in shared memory (32-bit counters, 32 KiB per block).
+constexpr int kHistogramSharedBins = 8192;
+
+/// Adds `amount` to counter[bin] once per group of lanes with equal bins; bin < 0 is skipped.
+/// Every lane of `active` must call it.
+template <class Add>
+__device__ __forceinline__ void warp_aggregated_add(unsigned active, int64_t bin, Add add) {
+  const unsigned peers = __match_any_sync(active, bin);
+  const int leader = __ffs(peers) - 1;
+  if (bin >= 0 && static_cast<int>(threadIdx.x % 32) == leader) add(bin, __popc(peers));
+}
+
+template <class F>
+__global__ void __launch_bounds__(kHistogramBlock)
+    histogram_shared_kernel(int64_t n, F bin_of, int bins, unsigned long long* counts) {
+  __shared__ unsigned int local[kHistogramSharedBins];
+  for (int b = threadIdx.x; b < bins; b += kHistogramBlock) local[b] = 0;
+  __syncthreads();
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kHistogramBlock;
+  // Whole warps iterate together (the bound is rounded up), so every lane joins the match.
+  const int64_t rounded = (n + 31) / 32 * 32;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kHistogramBlock + threadIdx.x; i < rounded;
+       i += stride) {
+    const int64_t bin = i < n ? bin_of(i) : -1;
+    warp_aggregated_add(0xffffffffu, bin, [&](int64_t b, int amount) {
+      atomicAdd(&local[b], static_cast<unsigned int>(amount));
+    });
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b < bins; b += kHistogramBlock) {
+    if (local[b]) atomicAdd(&counts[b], static_cast<unsigned long long>(local[b]));
+  }
+}
+
+template <class F>
+__global__ void __launch_bounds__(kHistogramBlock)
+    histogram_global_kernel(int64_t n, F bin_of, unsigned long long* counts) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kHistogramBlock;
+  const int64_t rounded = (n + 31) / 32 * 32;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kHistogramBlock + threadIdx.x; i < rounded;
+       i += stride) {
+    const int64_t bin = i < n ? bin_of(i) : -1;
+    warp_aggregated_add(0xffffffffu, bin, [&](int64_t b, int amount) {
+      atomicAdd(&counts[b], static_cast<unsigned long long>(amount));
+    });
+  }
+}
+
+/// counts[b] = number of i in [0, n) with bin_of(i) == b, for b in [0, bins); bin_of may
+/// return -1 to skip an element. d_counts (bins entries) is zeroed first. Asynchronous.
+template <class F>
+void device_histogram(int64_t n, const F& bin_of, int64_t bins, unsigned long long* d_counts,
+                      int max_blocks, cudaStream_t stream) {
+  LATTICA_CUDA_CHECK(
+      cudaMemsetAsync(d_counts, 0, static_cast<size_t>(bins) * sizeof(*d_counts), stream));
+  if (n <= 0) return;
+  int64_t blocks = (n + kHistogramBlock - 1) / kHistogramBlock;
+  if (blocks > max_blocks) blocks = max_blocks;
+  // A block's 32-bit shared counters must not overflow: at most 2^31 elements per block.
+  const int64_t min_blocks = (n >> 31) + 1;
+  if (blocks < min_blocks) blocks = min_blocks;
+  if (bins <= kHistogramSharedBins) {
+    histogram_shared_kernel<<<static_cast<unsigned>(blocks), kHistogramBlock, 0, stream>>>(
+        n, bin_of, static_cast<int>(bins), d_counts);
+  } else {
+    histogram_global_kernel<<<static_cast<unsigned>(blocks), kHistogramBlock, 0, stream>>>(
+        n, bin_of, d_counts);
+  }
+  LATTICA_CUDA_CHECK_LAUNCH(stream);
+}
+
+}  // namespace lattica
