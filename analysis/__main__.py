@@ -1,21 +1,83 @@
-"""Command line: python3 -m analysis info FILE...
+"""Command line: python3 -m analysis COMMAND ...
 
-`info` prints each file's metadata, the length, plain sample mean and first/last sweep of
-every observable, and the snapshot count and shape. The means are plain sample means
-without error bars: consecutive measurements of a Markov chain are correlated, so an honest
-error needs the autocorrelation time (the Gamma method), which `info` does not estimate.
+    info FILE...                  metadata, series lengths, plain sample means (no errors)
+    summary FILE... [--cut N] [--json [PATH]]
+                                  thermalisation cut, means with Gamma-method errors and
+                                  tau_int, U4, chi, C
+    reweight FILE --beta B [B ...] [--cut N] [--json [PATH]]
+                                  single-histogram reweighting to other couplings
+    crossing FILE... [--cut N] [--json [PATH]]
+                                  Binder-cumulant crossings between lattice sizes
+    plot FILE... [--out DIR] [--cut N]
+                                  PNG figures
+
+FILE is a sim output file (.h5) or a sweep index (.json), which stands for its points' files;
+a point whose file is missing is reported on stderr and skipped. Exit status: 0 when every
+file was analysed, 1 when some could not be read (the rest are still analysed), 2 on bad
+usage.
 """
 
 import argparse
 import io
+import json
+import math
+import os
 import sys
 
 import numpy as np
 
 from analysis import lattica_file
 
-INFO_DESCRIPTION = ("Prints each file's metadata, every observable's length, plain sample mean "
-                    "(no error bars) and first/last sweep, and the snapshot count and shape.")
+INFO_DESCRIPTION = ("Prints each file's metadata, every observable's shape, plain sample mean "
+                    "(no error bars) and first/last sweep, the histograms and the snapshot "
+                    "count and shape.")
+
+CUT_HELP = ("discard the first N measurements of every replica (default: automatic, the "
+            "smallest of 0, 1/16, 1/8, 1/4, 1/2 of the series whose kept part shows no drift: "
+            "its first- and second-half means of e and m^2 agree within 3 combined Gamma "
+            "errors)")
+JSON_HELP = ("write the results as JSON to PATH, or to stdout (instead of the table) when PATH "
+             "is omitted or '-'; put it after the files or write --json=PATH")
+
+SUMMARY_DESCRIPTION = """\
+For each file: the thermalisation cut, then mean, error, integrated autocorrelation time
+tau_int (in measurements and in sweeps) and summation window W of e, m, |m|, m^2, m^4, e^2
+(per site), and the derived quantities
+  U4    = 1 - <m^4> / (3 <m^2>^2)          Binder cumulant
+  chi   = beta V (<m^2> - <|m|>^2)         susceptibility
+  chi'  = beta V <m^2>                     (h = 0 only)
+  chi_c = beta V (<m^2> - <m>^2)           (h != 0 only)
+  C     = beta^2 V (<e^2> - <e>^2)         specific heat
+with errors from the Gamma method (U. Wolff, Comput. Phys. Commun. 156 (2004) 143; S_tau =
+1.5, bias-corrected; replicas combined). A W marked '!' means no window met Wolff's
+criterion below half the series: the series is too short for its autocorrelations."""
+
+REWEIGHT_DESCRIPTION = """\
+Single-histogram (Ferrenberg-Swendsen) reweighting of one run's time series from the
+simulated beta to the target couplings at the same field h: weights exp(-(B - beta) V e),
+with e the energy per site including the field term. Prints <e>, <|m|>, <m^2>, U4, C =
+B^2 V (<e^2> - <e>^2) and chi = B V (<m^2> - <|m|>^2) with blocked-jackknife errors (blocks
+about 20 tau_int long from the Gamma analysis, at least 20 blocks), and the effective sample
+fraction of the weights. A target whose reweighted mean energy lies outside the central 95 %
+of the sampled energies (beyond the printed reliable range) is flagged: the result rests on
+the tails of the sampled distribution and is not trustworthy."""
+
+CROSSING_DESCRIPTION = """\
+Groups the runs by lattice_dims (runs with equal dims, beta and h are merged as replicas) and,
+for each pair of consecutive sizes (by volume), finds the couplings where their Binder
+cumulants U4 cross. Each size's U4(beta) is reweighted from its simulated point nearest to
+beta; the search covers the overlap of both sizes' reliable reweighting ranges; roots by
+Brent's method. Errors: a blocked jackknife over the blocks of each size's source run, roots
+found again per sample; the two sizes' jackknife variances add. When the curves do not cross
+in that range the command says so."""
+
+PLOT_DESCRIPTION = """\
+Writes PNG figures into DIR and prints their paths: per file <stem>.series.png (e and m
+against the sweep, thermalisation cut marked), <stem>.hist.png (energy and magnetization
+histograms, exact ones from /histograms when present), <stem>.autocorr.png (normalised
+autocorrelation of e and m^2 with the window W); when the files span two or more couplings,
+vs_beta.png (U4, chi, C and <|m|> against beta with errors, one curve per lattice size, the
+reweighted curve as a line between the points)."""
 
 
 def _dims(shape):
@@ -37,47 +99,283 @@ def info(path, out=sys.stdout):
         ("beta", repr(a.get("beta"))),
         ("h", repr(a.get("h"))),
         ("seed", a.get("seed")),
+        ("replicas", run.replicas),
     ]
+    if run.point_index is not None:
+        rows.append(("point", run.point_index))
     print(path, file=out)
     for name, value in rows:
         print(f"  {name:<10} {value}", file=out)
 
-    print(f"  observables: {len(run)} measurements (plain sample means, no error bars)", file=out)
-    print(f"    {'name':<16} {'length':>8} {'mean':>22} {'first sweep':>12} {'last sweep':>12}",
+    print(f"  observables: {len(run)} measurements x {run.replicas} replica(s) "
+          f"(plain sample means, no error bars)", file=out)
+    print(f"    {'name':<16} {'shape':>12} {'mean':>22} {'first sweep':>12} {'last sweep':>12}",
           file=out)
     first = str(run.sweep[0]) if len(run) else "-"
     last = str(run.sweep[-1]) if len(run) else "-"
     for name, series in run.observables.items():
-        mean = f"{np.mean(series):.15g}" if len(series) else "-"
-        print(f"    {name:<16} {len(series):>8} {mean:>22} {first:>12} {last:>12}", file=out)
+        mean = f"{np.mean(series):.15g}" if series.size else "-"
+        print(f"    {name:<16} {_dims(series.shape):>12} {mean:>22} {first:>12} {last:>12}",
+              file=out)
+    for name, h in run.histograms.items():
+        print(f"  histogram {name}: {len(h)} values in [{h.values[0] if len(h) else '-'}, "
+              f"{h.values[-1] if len(h) else '-'}], {h.samples} samples, mean {h.mean():.15g}"
+              if len(h) else f"  histogram {name}: empty", file=out)
 
     s = run.snapshots
     line = f"  snapshots: {s.count} frames of {_dims(s.frame_shape)}, shape {s.shape}"
     if s.count:
         line += f", sweeps {s.sweep[0]} .. {s.sweep[-1]}"
     print(line, file=out)
+    for w in run.warnings:
+        print(f"  warning: {w}", file=out)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python3 -m analysis",
-                                     description="Reads Lattica output files.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    p = commands.add_parser("info", help="metadata, series lengths and plain sample means",
-                            description=INFO_DESCRIPTION)
-    p.add_argument("files", nargs="+", metavar="FILE")
-    args = parser.parse_args(argv)
+# --------------------------------------------------------------------------- helpers
 
-    status = 0
-    for i, path in enumerate(args.files):
+READ_ERRORS = (OSError, lattica_file.SchemaError, KeyError, ValueError)
+
+
+def _error(message):
+    print(f"python3 -m analysis: {message}", file=sys.stderr)
+
+
+def _expand(paths):
+    """The data files behind paths (index files expanded); (files, ok)."""
+    ok = True
+    files = []
+    for path in paths:
+        try:
+            files.extend(lattica_file.expand_paths([path], report=_error))
+        except READ_ERRORS as e:
+            _error(f"{path}: {e}")
+            ok = False
+    return files, ok
+
+
+def _prepare(paths, cut):
+    """Loads and cuts every file; (list of Prepared, ok)."""
+    from analysis import summary
+    files, ok = _expand(paths)
+    prepared = []
+    for path in files:
+        try:
+            prepared.append(summary.prepare(lattica_file.load(path), cut))
+        except READ_ERRORS as e:
+            text = str(e)
+            _error(text if text.startswith(path) else f"{path}: {text}")
+            ok = False
+    return prepared, ok
+
+
+def _plain(value):
+    """JSON-ready: numpy scalars and arrays as Python, non-finite numbers as null."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _looks_like_input(path):
+    """True for an HDF5 file or a sweep index: never overwrite those with a report."""
+    if path.lower().endswith((".h5", ".hdf5")):
+        return True
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return head.startswith(b"\x89HDF") or b"lattica-index/1" in head
+
+
+def _json_target(args, parser):
+    target = getattr(args, "json", None)
+    if target not in (None, "-") and _looks_like_input(target):
+        parser.error(f"--json {target}: that is a data or index file, not a report path "
+                     "(put --json after the files, or write --json=PATH)")
+    return target
+
+
+def _emit_json(document, target):
+    text = json.dumps(_plain(document), indent=2, allow_nan=False) + "\n"
+    if target == "-":
+        sys.stdout.write(text)
+    else:
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def cmd_info(args, parser):
+    files, status = _expand(args.files)
+    status = 0 if status else 1
+    for i, path in enumerate(files):
         try:
             report = io.StringIO()
             info(path, report)
-        except (OSError, lattica_file.SchemaError, KeyError) as e:
+        except READ_ERRORS as e:
             print(f"{path}: error: {e}", file=sys.stderr)
             status = 1
             continue
         print(("\n" if i else "") + report.getvalue(), end="")
     return status
+
+
+def cmd_summary(args, parser):
+    from analysis import summary
+    target = _json_target(args, parser)
+    prepared, ok = _prepare(args.files, args.cut)
+    results = []
+    for p in prepared:
+        s = summary.summarize(p)
+        results.append(s)
+        if target != "-":
+            print(("\n" if len(results) > 1 else "") + summary.format_summary(s))
+    if target is not None:
+        _emit_json({"schema": "lattica-summary/1", "cut_rule": summary.CUT_RULE,
+                    "files": results}, target)
+    return 0 if ok and prepared else 1
+
+
+def cmd_reweight(args, parser):
+    from analysis import reweight, summary
+    target = _json_target(args, parser)
+    prepared, ok = _prepare([args.file], args.cut)
+    if not prepared:
+        return 1
+    if len(prepared) > 1:
+        parser.error("reweight takes one run (an index names several; pick one of its files)")
+    p = prepared[0]
+    rw, block_ok = reweight.reweighter_for(p)
+    low, high = rw.reach()
+    warnings = list(p.warnings)
+    if not block_ok:
+        warnings.append(f"too few measurements for jackknife blocks of 20 tau_int (tau_int "
+                        f"{p.max_tau():.3g}, blocks of {rw.block_length}); errors may be "
+                        f"underestimated")
+    points = []
+    for beta in args.beta:
+        r = rw.evaluate(beta)
+        point = {"beta": beta, "in_range": r["in_range"], "ess_fraction": r["ess_fraction"]}
+        for name in reweight.QUANTITIES:
+            point[name] = {"value": r[name][0], "error": r[name][1]}
+        if not r["in_range"]:
+            warnings.append(f"beta = {beta}: the reweighted mean energy {r['e'][0]:.6g} lies "
+                            f"outside the central 95 % of the sampled energies "
+                            f"[{rw.e_low:.6g}, {rw.e_high:.6g}]; not trustworthy")
+        points.append(point)
+    document = {
+        "schema": "lattica-reweight/1", "file": p.paths[0], "lattice_dims": list(p.dims),
+        "volume": p.volume, "beta_simulated": p.beta, "h": p.h, "replicas": p.replicas,
+        "cut": p.cut, "measurements_used": p.used, "tau_int_max": p.max_tau(),
+        "block_length": rw.block_length, "blocks": len(rw.blocks),
+        "reliable_range": [low, high], "sampled_energy_central_95": [rw.e_low, rw.e_high],
+        "points": points, "warnings": warnings,
+    }
+    if target != "-":
+        dims = "x".join(str(n) for n in p.dims)
+        print(f"{p.paths[0]}: lattice {dims}, simulated beta = {p.beta!r}, h = {p.h!r}, "
+              f"{p.used} measurements after a cut of {p.cut}")
+        print(f"  jackknife: {len(rw.blocks)} blocks of {rw.block_length} measurements "
+              f"(largest tau_int {p.max_tau():.3g}); reliable range beta in "
+              f"[{low:.6g}, {high:.6g}]")
+        header = f"  {'beta':>10}"
+        for name in reweight.QUANTITIES:
+            header += f" {('<' + name + '>') if name in ('e', '|m|', 'm^2') else name:>24}"
+        print(header + f" {'ESS':>6}")
+        for point in points:
+            row = f"  {point['beta']:>10.6g}"
+            for name in reweight.QUANTITIES:
+                row += f" {summary.format_value(point[name]['value'], point[name]['error']):>24}"
+            row += f" {point['ess_fraction']:>6.3f}" + ("" if point["in_range"] else "  !")
+            print(row)
+        for w in warnings:
+            print(f"  warning: {w}")
+    if target is not None:
+        _emit_json(document, target)
+    return 0 if ok else 1
+
+
+def cmd_crossing(args, parser):
+    from analysis import crossing
+    target = _json_target(args, parser)
+    prepared, ok = _prepare(args.files, args.cut)
+    pairs, warnings = crossing.crossings(prepared)
+    for p in prepared:
+        warnings.extend(f"{p.paths[0]}: {w}" for w in p.warnings)
+    if target != "-":
+        print(crossing.format_pairs(pairs, warnings))
+    if target is not None:
+        _emit_json({"schema": "lattica-crossing/1", "pairs": pairs, "warnings": warnings},
+                   target)
+    return 0 if ok and prepared else 1
+
+
+def cmd_plot(args, parser):
+    from analysis import plots, summary
+    prepared, ok = _prepare(args.files, args.cut)
+    summaries = [summary.summarize(p) for p in prepared]
+    for path in plots.plot_all(prepared, summaries, args.out):
+        print(path)
+    return 0 if ok and prepared else 1
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python3 -m analysis", description="Analyses Lattica output files.",
+        epilog="FILE: a sim output file (.h5) or a sweep index (.json) standing for its "
+               "points' files. 'python3 -m analysis COMMAND --help' describes each command.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name, help_text, description):
+        return commands.add_parser(name, help=help_text, description=description,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    p = add("info", "metadata, series lengths and plain sample means", INFO_DESCRIPTION)
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.set_defaults(handler=cmd_info)
+
+    p = add("summary", "means, Gamma-method errors, tau_int, U4, chi, C", SUMMARY_DESCRIPTION)
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--cut", type=int, metavar="N", help=CUT_HELP)
+    p.add_argument("--json", nargs="?", const="-", metavar="PATH", help=JSON_HELP)
+    p.set_defaults(handler=cmd_summary)
+
+    p = add("reweight", "single-histogram reweighting to other couplings", REWEIGHT_DESCRIPTION)
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--beta", type=float, nargs="+", required=True, metavar="B",
+                   help="target couplings")
+    p.add_argument("--cut", type=int, metavar="N", help=CUT_HELP)
+    p.add_argument("--json", nargs="?", const="-", metavar="PATH", help=JSON_HELP)
+    p.set_defaults(handler=cmd_reweight)
+
+    p = add("crossing", "Binder-cumulant crossings between lattice sizes", CROSSING_DESCRIPTION)
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--cut", type=int, metavar="N", help=CUT_HELP)
+    p.add_argument("--json", nargs="?", const="-", metavar="PATH", help=JSON_HELP)
+    p.set_defaults(handler=cmd_crossing)
+
+    p = add("plot", "PNG figures of series, histograms, autocorrelations, sweeps",
+            PLOT_DESCRIPTION)
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--out", default=".", metavar="DIR",
+                   help="directory for the figures (created; default: the current directory)")
+    p.add_argument("--cut", type=int, metavar="N", help=CUT_HELP)
+    p.set_defaults(handler=cmd_plot)
+
+    args = parser.parse_args(argv)
+    if getattr(args, "cut", None) is not None and args.cut < 0:
+        parser.error("--cut must be >= 0")
+    return args.handler(args, parser)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -553,6 +555,106 @@ TEST_F(Cli, QuietPrintsNothing) {
   const RunResult chatty = sim(small_run({"--backend", "cpu", "--output", "c.h5"}));
   EXPECT_EQ(chatty.exit_code, 0) << chatty;
   EXPECT_NE(chatty.all().find("c.h5"), std::string::npos) << chatty;
+}
+
+/// A sweep over three couplings of a small lattice, written to sweep.<i>.h5.
+std::vector<std::string> sweep_run(const std::vector<std::string>& extra,
+                                   const std::string& output = "sweep.h5") {
+  std::vector<std::string> args{default_input(),
+                                "--set",
+                                "lattice.dims=[8,8]",
+                                "--set",
+                                "model.beta=[0.40, 0.42, 0.44]",
+                                "--set",
+                                "run.thermalization=10",
+                                "--set",
+                                "run.measurements=20",
+                                "--backend",
+                                "cpu",
+                                "--output",
+                                output};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+TEST_F(Cli, SweepWritesOneFilePerPointAndAnIndex) {
+  const RunResult r = sim(sweep_run({"--quiet"}));
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const std::string index = read_bytes(path("sweep.index.json"));
+  EXPECT_NE(index.find("\"schema\": \"lattica-index/1\""), std::string::npos) << index;
+  EXPECT_NE(index.find("\"swept\": [\"model.beta\"]"), std::string::npos) << index;
+  std::set<int64_t> seeds;
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "sweep." + std::to_string(i) + ".h5";
+    ASSERT_TRUE(fs::exists(path(name))) << name;
+    EXPECT_NE(index.find("\"file\": \"" + name + "\""), std::string::npos);
+    const H5Id file = open_file(path(name));
+    EXPECT_EQ(int64_attribute(file.get(), "point_index"), i);
+    EXPECT_DOUBLE_EQ(numeric_attribute<double>(file.get(), "beta", H5T_NATIVE_DOUBLE)[0],
+                     0.40 + 0.02 * i);
+    const auto seed = numeric_attribute<uint64_t>(file.get(), "seed", H5T_NATIVE_UINT64)[0];
+    EXPECT_NE(index.find("\"seed\": " + std::to_string(seed)), std::string::npos)
+        << "seed of " << name;
+    seeds.insert(static_cast<int64_t>(seed));
+    EXPECT_EQ(dataset_info(file.get(), "/observables/energy").shape, (std::vector<hsize_t>{20}));
+  }
+  EXPECT_EQ(seeds.size(), 3u);
+  EXPECT_FALSE(fs::exists(path("sweep.3.h5")));
+}
+
+TEST_F(Cli, TaskIdRunsExactlyOnePointWithTheSweepsSeed) {
+  ASSERT_EQ(sim(sweep_run({"--quiet"})).exit_code, 0);
+  const std::string full = read_bytes(path("sweep.1.h5"));
+  fs::create_directory(path("alone"));
+  const RunResult r = sim(sweep_run({"--task-id", "1"}, "alone/sweep.h5"));
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_TRUE(fs::exists(path("alone/sweep.1.h5")));
+  EXPECT_TRUE(fs::exists(path("alone/sweep.index.json")));
+  EXPECT_FALSE(fs::exists(path("alone/sweep.0.h5")));
+  EXPECT_FALSE(fs::exists(path("alone/sweep.2.h5")));
+  // The same chain as in the full sweep.
+  const H5Id a = open_file(path("sweep.1.h5"));
+  const H5Id b = open_file(path("alone/sweep.1.h5"));
+  EXPECT_EQ(read_doubles(a.get(), "/observables/energy"),
+            read_doubles(b.get(), "/observables/energy"));
+  EXPECT_EQ(read_doubles(a.get(), "/observables/magnetization"),
+            read_doubles(b.get(), "/observables/magnetization"));
+}
+
+TEST_F(Cli, TaskIdOutOfRangeExitsTwo) {
+  const RunResult r = sim(sweep_run({"--task-id", "3"}));
+  EXPECT_EQ(r.exit_code, 2) << r;
+  EXPECT_NE(r.err.find("--task-id 3"), std::string::npos) << r;
+  EXPECT_FALSE(fs::exists(path("sweep.index.json")));
+}
+
+TEST_F(Cli, SweepRefusesToStartWhenAnyPointOutputExists) {
+  { std::ofstream(path("sweep.2.h5")) << "keep"; }
+  const RunResult r = sim(sweep_run({}));
+  EXPECT_EQ(r.exit_code, 2) << r;
+  EXPECT_FALSE(fs::exists(path("sweep.0.h5")));
+  EXPECT_EQ(read_bytes(path("sweep.2.h5")), "keep");
+}
+
+TEST_F(Cli, ReplicasAndHistogramsInTheFile) {
+  const RunResult r = sim(small_run({"--set", "run.replicas=3", "--backend", "cpu", "-o", "r.h5"}));
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const H5Id file = open_file(path("r.h5"));
+  EXPECT_EQ(int64_attribute(file.get(), "replicas"), 3);
+  EXPECT_EQ(dataset_info(file.get(), "/observables/energy").shape, (std::vector<hsize_t>{40, 3}));
+  EXPECT_EQ(dataset_info(file.get(), "/observables/sweep").shape, (std::vector<hsize_t>{40}));
+  EXPECT_EQ(dataset_info(file.get(), "/snapshots/configuration").shape,
+            (std::vector<hsize_t>{4, 3, 16, 16}));
+  const auto m = read_doubles(file.get(), "/observables/magnetization");
+  const auto values = read_int64s(file.get(), "/histograms/magnetization/values");
+  const auto counts = read_int64s(file.get(), "/histograms/magnetization/counts");
+  std::map<int64_t, int64_t> want;
+  for (double x : m) want[std::llround(x * 256)] += 1;
+  std::map<int64_t, int64_t> got;
+  for (size_t i = 0; i < values.size(); ++i) got[values[i]] = counts[i];
+  EXPECT_EQ(got, want);
+  const H5Id group = open_group(file.get(), "/histograms/magnetization");
+  EXPECT_EQ(int64_attribute(group.get(), "committed_length"), 120);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ struct ChainCase {
   IsingAlgorithm algorithm;
   InitialState start;
   int sweeps;
+  int replicas = 1;
 };
 
 std::ostream& operator<<(std::ostream& os, const ChainCase& c) { return os << c.name; }
@@ -36,17 +37,18 @@ TEST_P(GpuChain, IdenticalToCpuReference) {
   s.algorithm = c.algorithm;
   s.start = c.start;
   s.seed = 0x5eed0000ULL + c.dims.size();
+  s.replicas = c.replicas;
   const int every = 10;
   auto cpu = make_cpu_engine(s);
   const auto cpu_series = sample(*cpu, 0, c.sweeps / every, every);
-  std::vector<int8_t> cpu_config(static_cast<size_t>(cpu->volume()));
+  std::vector<int8_t> cpu_config(static_cast<size_t>(cpu->volume() * c.replicas));
   cpu->configuration(cpu_config.data());
 
   for (int block : {64, 256, 1024}) {
     s.cuda_block_size = block;
     auto gpu = make_cuda_engine(s);
     const auto gpu_series = sample(*gpu, 0, c.sweeps / every, every);
-    std::vector<int8_t> gpu_config(static_cast<size_t>(gpu->volume()));
+    std::vector<int8_t> gpu_config(static_cast<size_t>(gpu->volume() * c.replicas));
     gpu->configuration(gpu_config.data());
     ASSERT_EQ(gpu_series.size(), cpu_series.size());
     for (size_t o = 0; o < cpu_series.size(); ++o) {
@@ -58,6 +60,11 @@ TEST_P(GpuChain, IdenticalToCpuReference) {
     size_t differing = 0;
     for (size_t i = 0; i < cpu_config.size(); ++i) differing += cpu_config[i] != gpu_config[i];
     EXPECT_EQ(differing, 0u) << "block " << block << ": sites differing in the final configuration";
+    for (size_t h = 0; h < cpu->histograms().size(); ++h) {
+      EXPECT_EQ(gpu->histograms()[h].counts, cpu->histograms()[h].counts)
+          << "block " << block << ", histogram " << cpu->histograms()[h].name;
+      EXPECT_EQ(gpu->histograms()[h].samples, cpu->histograms()[h].samples);
+    }
   }
 }
 
@@ -69,6 +76,22 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuChain,
                                                      IsingAlgorithm::metropolis,
                                                      InitialState::hot,
                                                      1000},
+                                           ChainCase{"Ising2d_32_five_replicas",
+                                                     {32, 32},
+                                                     0.44,
+                                                     0.0,
+                                                     IsingAlgorithm::metropolis,
+                                                     InitialState::hot,
+                                                     2000,
+                                                     5},
+                                           ChainCase{"Ising3d_8_three_replicas_heatbath",
+                                                     {8, 8, 8},
+                                                     0.22,
+                                                     0.02,
+                                                     IsingAlgorithm::heatbath,
+                                                     InitialState::hot,
+                                                     1000,
+                                                     3},
                                            ChainCase{"Ising2d_130x66_heatbath_field",
                                                      {130, 66},
                                                      0.5,

@@ -43,7 +43,8 @@ TEST(GpuPhilox, DeviceEqualsHost) {
     const uint64_t step = gen() >> 2, site = gen() >> 24, seed = gen();
     const auto replica = static_cast<uint32_t>(gen() % kMaxReplicas);
     const auto stream = static_cast<RngStream>(gen() % 3 == 0 ? 0xFF : gen() % 2);
-    counters[i] = philox_counter(stream, replica, site, i % 7 == 0 ? static_cast<uint64_t>(i) : step);
+    counters[i] =
+        philox_counter(stream, replica, site, i % 7 == 0 ? static_cast<uint64_t>(i) : step);
     keys[i] = philox_key(seed);
   }
   DeviceBuffer<PhiloxCounter> d_counters(n);

@@ -45,3 +45,26 @@ TEST(CpuExec, FloatingReductionDoesNotDependOnThreads) {
 
 }  // namespace
 }  // namespace lattica
+
+namespace lattica {
+namespace {
+
+TEST(CpuExec, HistogramMatchesNaiveCount) {
+  std::mt19937_64 gen(5);
+  std::vector<int64_t> bin(300001);
+  for (auto& b : bin) b = static_cast<int64_t>(gen() % 1000) - 1;  // -1: skipped
+  std::vector<unsigned long long> want(999, 0);
+  for (int64_t b : bin) {
+    if (b >= 0) ++want[static_cast<size_t>(b)];
+  }
+  for (int threads : {1, 3}) {
+    CpuExec exec(threads);
+    auto counts = exec.allocate<unsigned long long>(1200);  // larger than needed
+    exec.histogram(
+        static_cast<int64_t>(bin.size()), [&](int64_t i) { return bin[i]; }, 999, counts);
+    EXPECT_EQ(std::vector<unsigned long long>(counts.data(), counts.data() + 999), want);
+  }
+}
+
+}  // namespace
+}  // namespace lattica

@@ -1,0 +1,187 @@
+"""PNG figures (the `plot` command), drawn with matplotlib's Agg backend.
+
+Per run `<stem>`:
+    <stem>.series.png    e and m against the sweep, every replica, thermalisation cut marked
+    <stem>.hist.png      histograms of the energy and the magnetization: the exact ones from
+                         /histograms when the file has them (all measurements, total values
+                         divided by V; the energy one is the interaction part E_J), otherwise
+                         from the analysed series
+    <stem>.autocorr.png  normalised autocorrelation rho(t) of e and m^2 (Gamma method, with
+                         its error band) and the chosen window W
+Across runs, when they span at least two couplings:
+    vs_beta.png          U4, chi, C and <|m|> against beta with Gamma-method errors, one colour
+                         per lattice size, with the single-histogram reweighted curve of each
+                         size (from the nearest simulated point) drawn between its points
+"""
+
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from analysis import crossing, gamma, reweight  # noqa: E402
+
+MAX_POINTS = 20000  # per line in a time series; longer series are thinned for drawing
+
+
+def _stem(path, taken):
+    stem = os.path.basename(path)
+    for suffix in (".h5", ".hdf5"):
+        if stem.endswith(suffix):
+            stem = stem[:-len(suffix)]
+    name, k = stem, 2
+    while name in taken:
+        name = f"{stem}-{k}"
+        k += 1
+    taken.add(name)
+    return name
+
+
+def _title(p):
+    dims = "x".join(str(n) for n in p.dims)
+    return f"{os.path.basename(p.paths[0])}: {dims}, beta = {p.beta:g}, h = {p.h:g}"
+
+
+def time_series(p, path):
+    run = p.run
+    sweep = run.sweep
+    figure, axes = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    stride = max(1, len(sweep) // MAX_POINTS)
+    for ax, name, label in ((axes[0], "energy", "e"), (axes[1], "magnetization", "m")):
+        data = run.chains[name]
+        for r in range(min(data.shape[1], 8)):
+            ax.plot(sweep[::stride], data[::stride, r], lw=0.5, alpha=0.8,
+                    label=f"replica {r}" if data.shape[1] > 1 else None)
+        if p.cut > 0:
+            ax.axvline(sweep[p.cut], color="k", ls="--", lw=1, label=f"cut ({p.cut} meas.)")
+        ax.set_ylabel(label)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(loc="best", fontsize="small")
+    axes[1].set_xlabel("sweep")
+    axes[0].set_title(_title(p))
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def _bars(ax, values, counts, label):
+    values = np.asarray(values, dtype=np.float64)
+    probability = np.asarray(counts, dtype=np.float64) / np.sum(counts)
+    if len(values) > 200:
+        ax.hist(values, bins=100, weights=probability, histtype="step", label=label)
+    else:
+        width = np.min(np.diff(values)) * 0.8 if len(values) > 1 else 1.0
+        ax.bar(values, probability, width=width, label=label)
+    ax.set_ylabel("probability")
+
+
+def histograms(p, path):
+    run = p.run
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4))
+    volume = p.volume
+    for ax, name, series, label in ((axes[0], "energy", p.e, "e"),
+                                    (axes[1], "magnetization", p.m, "m")):
+        h = run.histograms.get(name)
+        if h is not None:
+            what = "E_J / V" if name == "energy" else "M / V"
+            _bars(ax, h.values / volume, h.counts, f"exact histogram, all {h.samples} samples")
+            ax.set_xlabel(what)
+        else:
+            values, counts = np.unique(np.concatenate(series), return_counts=True)
+            _bars(ax, values, counts, f"analysed series, {int(counts.sum())} samples")
+            ax.set_xlabel(label)
+        ax.legend(loc="best", fontsize="small")
+    figure.suptitle(_title(p))
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def autocorrelation(p, path):
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4))
+    primaries = p.primaries()
+    for ax, name in ((axes[0], "e"), (axes[1], "m^2")):
+        g = gamma.analyse(primaries[name], plot_lags=50)
+        t = np.arange(len(g.rho))
+        ax.plot(t, g.rho, "o-", ms=2, lw=1, label=f"rho({name})")
+        ax.fill_between(t, g.rho - g.rho_error, g.rho + g.rho_error, alpha=0.3)
+        ax.axvline(g.window, color="r", ls="--",
+                   label=f"W = {g.window}, tau_int = {g.tau_int:.3g} ± {g.tau_int_error:.2g}")
+        ax.axhline(0.0, color="k", lw=0.5)
+        ax.set_xlabel("lag t (measurements)")
+        ax.set_ylabel("normalised autocorrelation")
+        ax.legend(loc="best", fontsize="small")
+    figure.suptitle(_title(p))
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def versus_beta(summaries, prepared, path):
+    """U4, chi, C, <|m|> against beta per lattice size; summaries and prepared in step."""
+    panels = (("U4", "derived", "U4"), ("chi", "derived", "chi"), ("C", "derived", "C"),
+              ("|m|", "observables", "<|m|>"))
+    figure, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True)
+    sizes = crossing.group_by_size(prepared)
+    order = sorted(sizes, key=lambda d: (int(np.prod(d)), d))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for c, dims in enumerate(order):
+        colour = colours[c % len(colours)]
+        label = f"L = {crossing.size_label(dims)}"
+        rows = [(s, p) for s, p in zip(summaries, prepared) if p.dims == dims]
+        rows.sort(key=lambda sp: sp[1].beta)
+        for ax, (name, group, _) in zip(axes.flat, panels):
+            xs = [p.beta for s, p in rows if name in s[group]]
+            key = "mean" if group == "observables" else "value"
+            ys = [s[group][name][key] for s, p in rows if name in s[group]]
+            es = [s[group][name]["error"] for s, p in rows if name in s[group]]
+            ax.errorbar(xs, ys, yerr=es, fmt="o", color=colour, ms=4, capsize=2, label=label)
+        points = sorted(sizes[dims], key=lambda p: p.beta)
+        if len(points) >= 2 and all(p.h == points[0].h for p in points):
+            _reweighted_curve(axes, panels, points, colour)
+    for ax, (_, _, title) in zip(axes.flat, panels):
+        ax.set_ylabel(title)
+        ax.grid(alpha=0.3)
+    for ax in axes[1]:
+        ax.set_xlabel("beta")
+    axes[0][0].legend(loc="best", fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def _reweighted_curve(axes, panels, points, colour):
+    reweighters = [reweight.reweighter_for(p)[0] for p in points]
+    betas = np.array([p.beta for p in points])
+    grid = np.linspace(betas[0], betas[-1], 200)
+    names = {"U4": "U4", "chi": "chi", "C": "C", "|m|": "|m|"}
+    curves = {name: [] for name in names}
+    for b in grid:
+        rw = reweighters[int(np.argmin(np.abs(betas - b)))]
+        q = rw.quantities(rw.sums(b, jackknife=False)[0], b)
+        for name in names:
+            curves[name].append(float(q[names[name]]))
+    for ax, (name, _, _) in zip(axes.flat, panels):
+        ax.plot(grid, curves[name], "-", color=colour, lw=1, alpha=0.7)
+
+
+def plot_all(prepared, summaries, out_dir):
+    """Writes every figure; returns the paths written."""
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+    taken = set()
+    for p in prepared:
+        stem = _stem(p.paths[0], taken)
+        for suffix, draw in ((".series.png", time_series), (".hist.png", histograms),
+                             (".autocorr.png", autocorrelation)):
+            path = os.path.join(out_dir, stem + suffix)
+            draw(p, path)
+            written.append(path)
+    if len({p.beta for p in prepared}) >= 2:
+        path = os.path.join(out_dir, "vs_beta.png")
+        versus_beta(summaries, prepared, path)
+        written.append(path)
+    return written
