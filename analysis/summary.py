@@ -3,8 +3,9 @@ Gamma-method errors (the `summary` command).
 
 Thermalisation cut (automatic): the smallest cut c from {0, 1/16, 1/8, 1/4, 1/2} of the
 measurements (per replica) such that, in the kept part, the means of its first and second
-halves agree within 3 combined Gamma-method errors for both e and m^2 (all replicas
-together). sim already discards run.thermalization sweeps, so c = 0 is allowed. When no
+halves agree within 3 combined errors for both e and m^2 (all replicas together), the
+combined error being sqrt(2) times the Gamma-method error of the second half's mean (a drift
+inside the first half would inflate that half's own Gamma error and so hide itself). sim already discards run.thermalization sweeps, so c = 0 is allowed. When no
 candidate passes, 1/2 is cut and a warning says that the series drifts. `--cut N` overrides.
 
 Quantities (per site; V = number of sites, beta the simulated coupling):
@@ -26,7 +27,8 @@ from analysis import gamma
 CUT_FRACTIONS = (0.0, 1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2)
 CUT_SIGMAS = 3.0
 CUT_RULE = ("smallest of 0, 1/16, 1/8, 1/4, 1/2 of the series whose kept part has first- and "
-            "second-half means of e and m^2 agreeing within 3 combined Gamma errors")
+            "second-half means of e and m^2 agreeing within 3 sqrt(2) times the Gamma error "
+            "of the second half's mean")
 
 PRIMARY_NAMES = ("e", "m", "|m|", "m^2", "m^4", "e^2")
 
@@ -63,14 +65,18 @@ def derived_quantities(beta, volume, h):
 
 def _halves_agree(series):
     """Whether the first and second halves of every replica list in `series` have means
-    within CUT_SIGMAS combined errors; also the largest z found."""
+    within CUT_SIGMAS combined errors; also the largest z found.
+
+    The combined error is sqrt(2) times the Gamma error of the second half's mean: a drift
+    in the first half would count as slow fluctuations there and inflate that half's own
+    error, hiding itself; the later half is the better sample of equilibrium."""
     worst = 0.0
     for reps in series:
-        halves = ([x[:len(x) // 2] for x in reps], [x[len(x) // 2:2 * (len(x) // 2)]
-                                                    for x in reps])
-        first, second = (gamma.analyse(h) for h in halves)
-        spread = math.hypot(first.error, second.error)
-        difference = abs(first.value - second.value)
+        first = sum(float(x[:len(x) // 2].sum()) for x in reps) / sum(len(x) // 2
+                                                                       for x in reps)
+        second = gamma.analyse([x[len(x) // 2:2 * (len(x) // 2)] for x in reps])
+        spread = math.sqrt(2.0) * second.error
+        difference = abs(first - second.value)
         if spread == 0.0:
             z = 0.0 if difference == 0.0 else math.inf
         else:
