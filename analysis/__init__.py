@@ -1,16 +1,46 @@
-"""Lattica analysis: reading the HDF5 files that sim writes (schema "lattica/1").
+"""Lattica analysis: reading and analysing the HDF5 files that sim writes (schema "lattica/1").
 
-    python3 -m analysis info FILE...      metadata, series lengths, plain sample means
+Command line (from the repository root, with Debian's /usr/bin/python3; FILE is a .h5 file or
+a sweep index .json standing for its points' files; every command has --help):
+
+    python3 -m analysis info FILE...       metadata, series lengths, plain sample means
+    python3 -m analysis summary FILE...    thermalisation cut; e, m, |m|, m^2, m^4, e^2 with
+                                           Gamma-method errors and tau_int; U4, chi, C
+    python3 -m analysis reweight FILE --beta B...
+                                           single-histogram reweighting, jackknife errors
+    python3 -m analysis crossing FILE...   Binder-cumulant crossings between lattice sizes
+    python3 -m analysis plot FILE... --out DIR
+                                           PNG figures
+summary, reweight and crossing take --json [PATH] for a machine-readable report.
+
+Conventions: e = E/V with E = -sum_<ij> s_i s_j - h sum_i s_i, m = M/V;
+U4 = 1 - <m^4>/(3 <m^2>^2); chi = beta V (<m^2> - <|m|>^2) (also chi' = beta V <m^2> at
+h = 0, chi_c = beta V (<m^2> - <m>^2) at h != 0); C = beta^2 V (<e^2> - <e>^2).
+
+Modules:
+    lattica_file   reader: load(path) -> LatticaFile (attrs, chains [n, R], sweep,
+                   histograms, snapshots); expand_paths() for sweep index files
+    gamma          Gamma method (U. Wolff, Comput. Phys. Commun. 156 (2004) 143) for primary
+                   and derived quantities; blocked jackknife
+    summary        thermalisation cut and the per-run table
+    reweight       Ferrenberg-Swendsen single-histogram reweighting
+    crossing       Binder-cumulant crossings
+    plots          figures (matplotlib, Agg)
+    synthetic      writes lattica/1 files and sweep indexes from numpy arrays (for tests)
 
 From Python:
 
-    from analysis import lattica_file
+    from analysis import lattica_file, gamma
     run = lattica_file.load("lattice.h5")
-    run.observables["energy"], run.sweep, run.snapshots[-1]
+    e = run.chains["energy"]            # float64 [n, R], committed rows only
+    r = gamma.analyse(e)                # r.value, r.error, r.tau_int, r.tau_int_error, r.window
 
-Needs numpy and h5py (Debian: python3-numpy, python3-h5py).
+Needs numpy, scipy, h5py and matplotlib (Debian: python3-numpy, python3-scipy, python3-h5py,
+python3-matplotlib).
 """
 
-from analysis.lattica_file import SCHEMA, LatticaFile, SchemaError, Snapshots, load
+from analysis.lattica_file import (INDEX_SCHEMA, SCHEMA, Histogram, LatticaFile, SchemaError,
+                                   Snapshots, expand_paths, load, read_index)
 
-__all__ = ["SCHEMA", "LatticaFile", "SchemaError", "Snapshots", "load"]
+__all__ = ["INDEX_SCHEMA", "SCHEMA", "Histogram", "LatticaFile", "SchemaError", "Snapshots",
+           "expand_paths", "load", "read_index"]

@@ -21,7 +21,6 @@ import argparse
 import io
 import json
 import math
-import os
 import sys
 
 import numpy as np
@@ -49,8 +48,10 @@ tau_int (in measurements and in sweeps) and summation window W of e, m, |m|, m^2
   chi_c = beta V (<m^2> - <m>^2)           (h != 0 only)
   C     = beta^2 V (<e^2> - <e>^2)         specific heat
 with errors from the Gamma method (U. Wolff, Comput. Phys. Commun. 156 (2004) 143; S_tau =
-1.5, bias-corrected; replicas combined). A W marked '!' means no window met Wolff's
-criterion below half the series: the series is too short for its autocorrelations."""
+1.5, bias-corrected; replicas combined; with R >= 2 replicas the derived values also have
+their O(1/N) bias cancelled with the per-replica estimates). A W marked '!' means no window
+met Wolff's criterion below half the series: the series is too short for its
+autocorrelations."""
 
 REWEIGHT_DESCRIPTION = """\
 Single-histogram (Ferrenberg-Swendsen) reweighting of one run's time series from the
@@ -103,6 +104,10 @@ def info(path, out=sys.stdout):
     ]
     if run.point_index is not None:
         rows.append(("point", run.point_index))
+    swept = a.get("swept_parameters")
+    if swept:
+        rows.append(("swept", "; ".join(line.strip() for line in str(swept).splitlines()
+                                        if line.strip())))
     print(path, file=out)
     for name, value in rows:
         print(f"  {name:<10} {value}", file=out)
@@ -118,9 +123,11 @@ def info(path, out=sys.stdout):
         print(f"    {name:<16} {_dims(series.shape):>12} {mean:>22} {first:>12} {last:>12}",
               file=out)
     for name, h in run.histograms.items():
-        print(f"  histogram {name}: {len(h)} values in [{h.values[0] if len(h) else '-'}, "
-              f"{h.values[-1] if len(h) else '-'}], {h.samples} samples, mean {h.mean():.15g}"
-              if len(h) else f"  histogram {name}: empty", file=out)
+        if len(h):
+            print(f"  histogram {name}: {len(h)} values in [{h.values[0]}, {h.values[-1]}], "
+                  f"{h.samples} samples, mean {h.mean():.15g} (total, not per site)", file=out)
+        else:
+            print(f"  histogram {name}: empty", file=out)
 
     s = run.snapshots
     line = f"  snapshots: {s.count} frames of {_dims(s.frame_shape)}, shape {s.shape}"
@@ -379,4 +386,8 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # e.g. piped into head: stop quietly
+        sys.stderr.close()
+        sys.exit(1)

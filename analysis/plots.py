@@ -22,7 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from analysis import crossing, gamma, reweight  # noqa: E402
+from analysis import crossing, reweight  # noqa: E402
 
 MAX_POINTS = 20000  # per line in a time series; longer series are thinned for drawing
 
@@ -68,13 +68,21 @@ def time_series(p, path):
 
 
 def _bars(ax, values, counts, label):
+    """A probability histogram of discrete values: one bar per value when there are few,
+    otherwise bins that are whole multiples of the value spacing (no aliasing stripes)."""
     values = np.asarray(values, dtype=np.float64)
     probability = np.asarray(counts, dtype=np.float64) / np.sum(counts)
-    if len(values) > 200:
-        ax.hist(values, bins=100, weights=probability, histtype="step", label=label)
-    else:
+    if len(values) <= 200:
         width = np.min(np.diff(values)) * 0.8 if len(values) > 1 else 1.0
         ax.bar(values, probability, width=width, label=label)
+    else:
+        spacing = float(np.min(np.diff(values)))
+        per_bin = int(np.ceil((values[-1] - values[0]) / spacing / 100.0))
+        width = per_bin * spacing
+        edges = values[0] - 0.5 * spacing + width * np.arange(
+            int(np.ceil((values[-1] - values[0] + spacing) / width)) + 1)
+        ax.hist(values, bins=edges, weights=probability, histtype="stepfilled", alpha=0.7,
+                label=f"{label} ({per_bin} values per bin)")
     ax.set_ylabel("probability")
 
 
@@ -102,9 +110,8 @@ def histograms(p, path):
 
 def autocorrelation(p, path):
     figure, axes = plt.subplots(1, 2, figsize=(11, 4))
-    primaries = p.primaries()
     for ax, name in ((axes[0], "e"), (axes[1], "m^2")):
-        g = gamma.analyse(primaries[name], plot_lags=50)
+        g = p.gamma(name)
         t = np.arange(len(g.rho))
         ax.plot(t, g.rho, "o-", ms=2, lw=1, label=f"rho({name})")
         ax.fill_between(t, g.rho - g.rho_error, g.rho + g.rho_error, alpha=0.3)
@@ -154,18 +161,17 @@ def versus_beta(summaries, prepared, path):
 
 
 def _reweighted_curve(axes, panels, points, colour):
+    """Each point's reweighted curve over the half-way intervals to its neighbours."""
     reweighters = [reweight.reweighter_for(p)[0] for p in points]
     betas = np.array([p.beta for p in points])
-    grid = np.linspace(betas[0], betas[-1], 200)
-    names = {"U4": "U4", "chi": "chi", "C": "C", "|m|": "|m|"}
-    curves = {name: [] for name in names}
-    for b in grid:
-        rw = reweighters[int(np.argmin(np.abs(betas - b)))]
-        q = rw.quantities(rw.sums(b, jackknife=False)[0], b)
-        for name in names:
-            curves[name].append(float(q[names[name]]))
-    for ax, (name, _, _) in zip(axes.flat, panels):
-        ax.plot(grid, curves[name], "-", color=colour, lw=1, alpha=0.7)
+    middles = 0.5 * (betas[1:] + betas[:-1])
+    edges = np.concatenate([[betas[0]], middles, [betas[-1]]])
+    for k, rw in enumerate(reweighters):
+        grid = np.linspace(edges[k], edges[k + 1], 60)
+        values = [rw.quantities(rw.sums(b, jackknife=False)[0], b) for b in grid]
+        for ax, (name, _, _) in zip(axes.flat, panels):
+            ax.plot(grid, [float(q[name]) for q in values], "-", color=colour, lw=1,
+                    alpha=0.7)
 
 
 def plot_all(prepared, summaries, out_dir):

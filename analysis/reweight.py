@@ -59,15 +59,13 @@ class Reweighter:
         self.levels, level = np.unique(e_all, return_inverse=True)
         self.e0 = float(e_all.mean())
         de = e_all - self.e0
-        columns = np.stack([np.ones(self.n), de, de * de, np.abs(m_all), m_all * m_all,
-                            m_all ** 4, m_all], axis=1)
-        self.table = self._tabulate(level, columns, len(self.levels))
+        self.table = self._tabulate(level, de, m_all, len(self.levels))
         offsets = np.concatenate([[0], np.cumsum(lengths)])
         self.blocks = []
         for r, start, stop in self.bounds:
             rows = slice(offsets[r] + start, offsets[r] + stop)
             used, local = np.unique(level[rows], return_inverse=True)
-            self.blocks.append((used, self._tabulate(local, columns[rows], len(used))))
+            self.blocks.append((used, self._tabulate(local, de[rows], m_all[rows], len(used))))
         counts = self.table[:, _COUNT]
         cumulative = np.cumsum(counts) / self.n
         self.e_low = float(self.levels[np.searchsorted(cumulative, TAIL)])
@@ -77,9 +75,13 @@ class Reweighter:
                                          0.0)))
 
     @staticmethod
-    def _tabulate(level, columns, size):
-        return np.stack([np.bincount(level, weights=columns[:, c], minlength=size)
-                         for c in range(columns.shape[1])], axis=1)
+    def _tabulate(level, de, m, size):
+        """Per energy level: count and sums of de, de^2, |m|, m^2, m^4, m (one column each,
+        made one at a time to keep memory at a few copies of the series)."""
+        columns = (lambda: None, lambda: de, lambda: de * de, lambda: np.abs(m),
+                   lambda: m * m, lambda: (m * m) ** 2, lambda: m)
+        return np.stack([np.bincount(level, weights=make(), minlength=size).astype(np.float64)
+                         for make in columns], axis=1)
 
     def _weights(self, beta):
         x = -(beta - self.beta) * self.volume * self.levels

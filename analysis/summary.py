@@ -5,8 +5,9 @@ Thermalisation cut (automatic): the smallest cut c from {0, 1/16, 1/8, 1/4, 1/2}
 measurements (per replica) such that, in the kept part, the means of its first and second
 halves agree within 3 combined errors for both e and m^2 (all replicas together), the
 combined error being sqrt(2) times the Gamma-method error of the second half's mean (a drift
-inside the first half would inflate that half's own Gamma error and so hide itself). sim already discards run.thermalization sweeps, so c = 0 is allowed. When no
-candidate passes, 1/2 is cut and a warning says that the series drifts. `--cut N` overrides.
+inside the first half would inflate that half's own Gamma error and so hide itself). sim
+already discards run.thermalization sweeps, so c = 0 is allowed. When no candidate passes,
+1/2 is cut and a warning says that the series drifts. `--cut N` overrides.
 
 Quantities (per site; V = number of sites, beta the simulated coupling):
     primary: e, m, |m|, m^2, m^4, e^2
@@ -33,16 +34,24 @@ CUT_RULE = ("smallest of 0, 1/16, 1/8, 1/4, 1/2 of the series whose kept part ha
 PRIMARY_NAMES = ("e", "m", "|m|", "m^2", "m^4", "e^2")
 
 
+_PRIMARY = {
+    "e": lambda e, m: e,
+    "m": lambda e, m: m,
+    "|m|": lambda e, m: np.abs(m),
+    "m^2": lambda e, m: m * m,
+    "m^4": lambda e, m: (m * m) ** 2,
+    "e^2": lambda e, m: e * e,
+}
+
+
+def primary(name, e, m):
+    """One primary observable as a list of replica arrays, from e and m replica lists."""
+    return [_PRIMARY[name](x, y) for x, y in zip(e, m)]
+
+
 def primary_series(e, m):
     """The primary observables as lists of replica arrays, from e and m replica lists."""
-    return {
-        "e": e,
-        "m": m,
-        "|m|": [np.abs(x) for x in m],
-        "m^2": [x * x for x in m],
-        "m^4": [(x * x) ** 2 for x in m],
-        "e^2": [x * x for x in e],
-    }
+    return {name: primary(name, e, m) for name in PRIMARY_NAMES}
 
 
 def derived_quantities(beta, volume, h):
@@ -135,7 +144,7 @@ class Prepared:
     def gamma(self, name):
         """Gamma analysis of a primary observable (cached)."""
         if name not in self._gammas:
-            self._gammas[name] = gamma.analyse(self.primaries()[name])
+            self._gammas[name] = gamma.analyse(primary(name, self.e, self.m))
         return self._gammas[name]
 
     def max_tau(self, names=("e", "|m|", "m^2")):
@@ -201,14 +210,13 @@ def _gamma_dict(result, spacing):
 def summarize(p):
     """Means, errors and autocorrelation times of a Prepared run as a plain dict."""
     a = p.run.attrs if p.run is not None else {}
-    primaries = p.primaries()
     observables = {}
     for name in PRIMARY_NAMES:
         observables[name] = _gamma_dict(p.gamma(name), p.spacing)
     derived = {}
     for name, inputs, f, description in derived_quantities(p.beta, p.volume, p.h):
         try:
-            result = gamma.analyse_derived(f, [primaries[i] for i in inputs])
+            result = gamma.analyse_derived(f, [primary(i, p.e, p.m) for i in inputs])
         except (ValueError, ZeroDivisionError) as e:
             p.warnings.append(f"{name}: {e}")
             continue

@@ -42,7 +42,6 @@ def write_run(path, energy, magnetization, *, beta, dims, h=0.0, sweep=None, rep
         magnetization = np.concatenate([magnetization, junk])
         sweep = np.concatenate([sweep, np.full(extra_rows, -1, dtype=np.int64)])
     dims = [int(d) for d in dims]
-    volume = int(np.prod(dims))
     toml = (f"[lattice]\ndims = {dims}\n[model]\nkind = \"{model}\"\nbeta = {beta!r}\n"
             f"h = {h!r}\n")
     with h5py.File(path, "w") as f:

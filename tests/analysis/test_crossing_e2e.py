@@ -19,6 +19,8 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 BETA_C = math.log(1.0 + math.sqrt(2.0)) / 2.0
 BETAS = (0.42, 0.44, 0.46)
@@ -48,6 +50,24 @@ def run(command, **kwargs):
                               text=True, timeout=240, **kwargs)
     except (OSError, subprocess.TimeoutExpired) as e:
         sys.exit(f"FAIL: {command[0]}: {e}")
+
+
+def check_histograms(files):
+    """Where sim writes exact histograms (newer versions), they match the series exactly."""
+    sys.path.insert(0, str(REPO))
+    from analysis import lattica_file, synthetic
+    for path in files:
+        run_ = lattica_file.load(path)
+        check(not run_.warnings, f"{path}: {run_.warnings}")
+        if not run_.histograms:
+            continue
+        expected = synthetic.exact_histograms(run_.chains["energy"],
+                                              run_.chains["magnetization"], run_.volume, run_.h)
+        for name, (values, counts) in expected.items():
+            h = run_.histograms.get(name)
+            check(h is not None and np.array_equal(h.values, values)
+                  and np.array_equal(h.counts, counts),
+                  f"{path}: /histograms/{name} differs from the histogram of the series")
 
 
 def main():
@@ -83,6 +103,7 @@ def main():
                 return 1
         files = [out for out, _ in jobs]
         simulated = time.monotonic()
+        check_histograms(files)
 
         result = run([sys.executable, "-m", "analysis", "crossing", *files, "--json"], env=env,
                      cwd=scratch)

@@ -94,7 +94,8 @@ def check_field(sim, h, scratch, env, e_j, m_total):
     m = chains["magnetization"][CUT:, 0]
     plain = {"e": e.mean(), "|m|": np.abs(m).mean(), "m^2": (m * m).mean(),
              "U4": 1.0 - (m ** 4).mean() / (3.0 * (m * m).mean() ** 2),
-             "C": BETA0 ** 2 * V * e.var(), "chi": BETA0 * V * ((m * m).mean() - np.abs(m).mean() ** 2)}
+             "C": BETA0 ** 2 * V * e.var(),
+             "chi": BETA0 * V * ((m * m).mean() - np.abs(m).mean() ** 2)}
     for name, value in plain.items():
         got = points[BETA0][name]["value"]
         check(abs(got - value) <= 1e-12 * max(1.0, abs(value)),
