@@ -24,6 +24,7 @@ struct KeyRule {
 constexpr KeyRule kSchema[] = {
     {"lattice", "dims"},
     {"model", "kind"},
+    {"model", "q"},
     {"model", "beta"},
     {"model", "h"},
     {"update", "algorithm"},
@@ -35,10 +36,10 @@ constexpr KeyRule kSchema[] = {
     {"run", "start"},
     {"run", "threads"},
     {"run", "device"},
+    {"run", "replicas"},
     {"output", "path"},
     {"output", "snapshot_every"},
     {"output", "flush_every"},
-    {"run", "replicas"},
 };
 // Keys a sweep may vary: a list of values (a list of arrays for lattice.dims) or, for numbers,
 // a table {start, stop, num}. Points are the cartesian product, in this order of keys.
@@ -200,14 +201,14 @@ class Reader {
   /// lattice.dims: 2 to 4 even sizes >= 2 whose volume fits the RNG site numbering and memory.
   std::vector<int64_t> dims() {
     const char* name = "lattice.dims";
-    const std::string what = "an array of 2 to 4 even lattice sizes, e.g. [64, 64]";
+    const std::string what = "an array of 1 to 4 even lattice sizes, e.g. [64, 64]";
     const toml::node* node = find("lattice", "dims");
     if (!node) {
       missing(name, what);
       return {};
     }
     const auto* array = node->as_array();
-    if (!array || array->size() < 2 || array->size() > 4) {
+    if (!array || array->size() < 1 || array->size() > 4) {
       fail(*node, name, "expected " + what);
       return {};
     }
@@ -350,7 +351,10 @@ std::string resolved_toml(const Config& c) {
   for (int64_t l : c.dims) dims.push_back(l);
   toml::table t{
       {"lattice", toml::table{{"dims", dims}}},
-      {"model", toml::table{{"kind", c.model_kind}, {"beta", c.beta}, {"h", c.field}}},
+      {"model",
+       c.model_kind == "potts"
+           ? toml::table{{"kind", c.model_kind}, {"q", c.q}, {"beta", c.beta}, {"h", c.field}}
+           : toml::table{{"kind", c.model_kind}, {"beta", c.beta}, {"h", c.field}}},
       {"update", toml::table{{"algorithm", c.algorithm}}},
       {"run", toml::table{{"thermalization", c.thermalization},
                           {"measurements", c.measurements},
@@ -395,7 +399,9 @@ EngineSettings Config::engine_settings() const {
   s.dims = dims;
   s.beta = beta;
   s.field = field;
-  s.algorithm = algorithm == "heatbath" ? IsingAlgorithm::heatbath : IsingAlgorithm::metropolis;
+  s.algorithm = algorithm == "heatbath" ? UpdateAlgorithm::heatbath : UpdateAlgorithm::metropolis;
+  s.model = model_kind == "potts" ? ModelKind::potts : ModelKind::ising;
+  s.q = q;
   s.seed = seed;
   s.start = start == "cold" ? InitialState::cold : InitialState::hot;
   s.cpu_threads = threads;
@@ -415,7 +421,12 @@ Config read_point(const toml::table& root, const std::string& source_name,
   constexpr int64_t kMaxCount = int64_t(1) << 40;
   Config c;
   c.dims = r.dims();
-  c.model_kind = r.choice("model", "kind", std::nullopt, {"ising"});
+  c.model_kind = r.choice("model", "kind", std::nullopt, {"ising", "potts"});
+  if (c.model_kind == "potts") {
+    c.q = static_cast<int>(r.integer("model", "q", std::nullopt, 2, 256, "number of Potts states"));
+  } else if (const toml::node* q = r.find("model", "q")) {
+    r.fail(*q, "model.q", "only the Potts model has states to count (model.kind = \"potts\")");
+  }
   c.beta = r.number("model", "beta", std::nullopt, 0.0, "inverse temperature, a number >= 0");
   c.field = r.number("model", "h", 0.0, -std::numeric_limits<double>::max(), "external field");
   c.algorithm = r.choice("update", "algorithm", "metropolis", {"metropolis", "heatbath"});
@@ -562,8 +573,8 @@ RunPlan parse_plan(const std::string& text, const std::string& source_name,
   long double points = 1;
   for (const SweptKey& k : swept) points *= k.values.size();
   if (points > kMaxSweepPoints) {
-    throw ConfigError({source_name + ": the sweep has more than " +
-                       std::to_string(kMaxSweepPoints) + " points"});
+    throw ConfigError(
+        {source_name + ": the sweep has more than " + std::to_string(kMaxSweepPoints) + " points"});
   }
 
   RunPlan plan;

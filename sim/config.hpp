@@ -33,6 +33,7 @@ struct ConfigOverrides {
 struct Config {
   std::vector<int64_t> dims;
   std::string model_kind;
+  int q = 0;  ///< Potts states (model.q); 0 for other models
   double beta = 0.0;
   double field = 0.0;
   std::string algorithm;  ///< "metropolis" or "heatbath"

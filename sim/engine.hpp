@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/models/ising.hpp"
+#include "kernels/models/lattice_model.hpp"
+#include "kernels/rng/philox.hpp"
 
 namespace lattica {
 
@@ -20,13 +21,16 @@ class InputError : public std::runtime_error {
 };
 
 enum class InitialState { cold, hot };
+enum class ModelKind { ising, potts };
 
 /// What an engine needs to know; derived from the validated configuration.
 struct EngineSettings {
+  ModelKind model = ModelKind::ising;
+  int q = 2;  ///< Potts states
   std::vector<int64_t> dims;
   double beta = 0.0;
   double field = 0.0;
-  IsingAlgorithm algorithm = IsingAlgorithm::metropolis;
+  UpdateAlgorithm algorithm = UpdateAlgorithm::metropolis;
   uint64_t seed = 0;
   InitialState start = InitialState::hot;
   int replicas = 1;  ///< independent chains of the same parameters, updated together
@@ -62,6 +66,7 @@ class Engine {
   virtual void sweep(uint64_t first, uint64_t count) = 0;
   /// Names of the per-site observables each measurement yields per replica, in order.
   virtual std::vector<std::string> observable_names() const = 0;
+  virtual std::vector<std::string> observable_descriptions() const = 0;
   /// Queues a measurement of every replica (on the GPU without waiting for it).
   /// Precondition: queued() < settings.measurement_capacity.
   virtual void measure() = 0;

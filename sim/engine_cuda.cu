@@ -1,5 +1,5 @@
 #include "kernels/backend/cuda_exec.cuh"
-#include "sim/ising_engine.hpp"
+#include "sim/lattice_engine.hpp"
 
 namespace lattica {
 
@@ -44,8 +44,8 @@ std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
                      " MiB of GPU memory but only " + std::to_string(free_bytes >> 20) +
                      " MiB are free on CUDA device " + std::to_string(settings.cuda_device));
   }
-  return make_ising_engine<CudaExec>(settings, "cuda", settings.cuda_device,
-                                     settings.cuda_block_size);
+  return make_lattice_engine<CudaExec>(settings, "cuda", settings.cuda_device,
+                                       settings.cuda_block_size);
 }
 
 }  // namespace lattica

@@ -42,6 +42,7 @@ lattica::RunMetadata metadata(const lattica::Config& config, const lattica::Engi
   meta.input_path = config.input_path;
   meta.dims = config.dims;
   meta.model = config.model_kind;
+  meta.q = config.q;
   meta.algorithm = config.algorithm;
   meta.beta = config.beta;
   meta.field = config.field;
@@ -63,9 +64,7 @@ void run_point(const lattica::Config& config, bool force, bool quiet) {
     std::cerr << "\n";
   }
   lattica::OutputFile out(config.output_path, force, metadata(config, *engine),
-                          engine->observable_names(),
-                          {"energy per site, (-sum_<ij> s_i s_j - h sum_i s_i) / V",
-                           "magnetization per site, sum_i s_i / V (signed)"});
+                          engine->observable_names(), engine->observable_descriptions());
   const bool live = !quiet && isatty(STDERR_FILENO);
   const lattica::RunSummary s = lattica::run_chain(config, *engine, out, live);
   out.close();

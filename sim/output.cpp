@@ -179,6 +179,10 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
   write_numeric_attribute(root, "h", H5T_NATIVE_DOUBLE, &m.field, 1, true);
   write_numeric_attribute(root, "lattice_dims", H5T_NATIVE_INT64, m.dims.data(), m.dims.size(),
                           false);
+  if (m.q > 0) {
+    const int64_t q = m.q;
+    write_numeric_attribute(root, "q", H5T_NATIVE_INT64, &q, 1, true);
+  }
   const int64_t replicas = m.replicas;
   write_numeric_attribute(root, "replicas", H5T_NATIVE_INT64, &replicas, 1, true);
   if (m.point_index >= 0) {

@@ -48,6 +48,7 @@ struct RunMetadata {
   std::string input_path;
   std::vector<int64_t> dims;
   std::string model;
+  int q = 0;  ///< Potts states; 0 for other models
   std::string algorithm;
   double beta = 0.0;
   double field = 0.0;

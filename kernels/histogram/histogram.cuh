@@ -16,13 +16,19 @@ constexpr int kHistogramBlock = 256;
 /// Widest histogram counted in shared memory (32-bit counters, 32 KiB per block).
 constexpr int kHistogramSharedBins = 8192;
 
-/// Adds `amount` to counter[bin] once per group of lanes with equal bins; bin < 0 is skipped.
-/// Every lane of `active` must call it.
-template <class Add>
-__device__ __forceinline__ void warp_aggregated_add(unsigned active, int64_t bin, Add add) {
-  const unsigned peers = __match_any_sync(active, bin);
-  const int leader = __ffs(peers) - 1;
-  if (bin >= 0 && static_cast<int>(threadIdx.x % 32) == leader) add(bin, __popc(peers));
+/// Visits every i in [0, n) of this thread's grid-stride range and calls add(bin, amount) once
+/// per group of lanes of a warp that hold the same bin (warp aggregation); bin < 0 is skipped.
+/// Whole warps iterate together (the bound is rounded up), so every lane joins the match.
+template <class F, class Add>
+__device__ __forceinline__ void count_bins(int64_t n, const F& bin_of, Add add) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kHistogramBlock;
+  const int64_t rounded = (n + 31) / 32 * 32;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kHistogramBlock + threadIdx.x; i < rounded;
+       i += stride) {
+    const int64_t bin = i < n ? bin_of(i) : -1;
+    const unsigned peers = __match_any_sync(0xffffffffu, bin);
+    if (bin >= 0 && static_cast<int>(threadIdx.x % 32) == __ffs(peers) - 1) add(bin, __popc(peers));
+  }
 }
 
 template <class F>
@@ -31,16 +37,9 @@ __global__ void __launch_bounds__(kHistogramBlock)
   __shared__ unsigned int local[kHistogramSharedBins];
   for (int b = threadIdx.x; b < bins; b += kHistogramBlock) local[b] = 0;
   __syncthreads();
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * kHistogramBlock;
-  // Whole warps iterate together (the bound is rounded up), so every lane joins the match.
-  const int64_t rounded = (n + 31) / 32 * 32;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kHistogramBlock + threadIdx.x; i < rounded;
-       i += stride) {
-    const int64_t bin = i < n ? bin_of(i) : -1;
-    warp_aggregated_add(0xffffffffu, bin, [&](int64_t b, int amount) {
-      atomicAdd(&local[b], static_cast<unsigned int>(amount));
-    });
-  }
+  count_bins(n, bin_of, [&](int64_t b, int amount) {
+    atomicAdd(&local[b], static_cast<unsigned int>(amount));
+  });
   __syncthreads();
   for (int b = threadIdx.x; b < bins; b += kHistogramBlock) {
     if (local[b]) atomicAdd(&counts[b], static_cast<unsigned long long>(local[b]));
@@ -50,15 +49,9 @@ __global__ void __launch_bounds__(kHistogramBlock)
 template <class F>
 __global__ void __launch_bounds__(kHistogramBlock)
     histogram_global_kernel(int64_t n, F bin_of, unsigned long long* counts) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * kHistogramBlock;
-  const int64_t rounded = (n + 31) / 32 * 32;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kHistogramBlock + threadIdx.x; i < rounded;
-       i += stride) {
-    const int64_t bin = i < n ? bin_of(i) : -1;
-    warp_aggregated_add(0xffffffffu, bin, [&](int64_t b, int amount) {
-      atomicAdd(&counts[b], static_cast<unsigned long long>(amount));
-    });
-  }
+  count_bins(n, bin_of, [&](int64_t b, int amount) {
+    atomicAdd(&counts[b], static_cast<unsigned long long>(amount));
+  });
 }
 
 /// counts[b] = number of i in [0, n) with bin_of(i) == b, for b in [0, bins); bin_of may

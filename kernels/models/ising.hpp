@@ -11,23 +11,16 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "kernels/common/host_device.hpp"
-#include "kernels/lattice/checkerboard.hpp"
+#include "kernels/models/lattice_model.hpp"
 #include "kernels/rng/philox.hpp"
 
 namespace lattica {
 
-enum class IsingAlgorithm { metropolis, heatbath };
-
 constexpr uint64_t kThresholdOne = uint64_t(1) << 32;  ///< probability 1 in fixed point
-
-/// Tabulated transition probabilities; trivially copyable, passed to kernels by value.
-struct IsingParams {
-  /// up_threshold[s == +1][(n + 2D) / 2]: probability that the new spin is +1, times 2^32.
-  uint64_t up_threshold[2][9];
-  uint64_t seed;
-};
 
 /// Probability p in [0, 1] as a fixed-point threshold; exact at 0 and 1.
 inline uint64_t probability_threshold(double p) {
@@ -36,18 +29,27 @@ inline uint64_t probability_threshold(double p) {
   return static_cast<uint64_t>(std::llround(std::ldexp(p, 32)));
 }
 
+/// Tabulated transition probabilities; trivially copyable, passed to kernels by value.
+struct IsingParams {
+  /// up_threshold[s == +1][(n + 2D) / 2]: probability that the new spin is +1, times 2^32.
+  uint64_t up_threshold[2][9];
+  uint64_t seed;
+  double field;
+};
+
 /// Host-side table for dimension d (1..4), inverse temperature beta and field h.
-inline IsingParams make_ising_params(int d, double beta, double h, IsingAlgorithm algorithm,
+inline IsingParams make_ising_params(int d, double beta, double h, UpdateAlgorithm algorithm,
                                      uint64_t seed) {
   if (d < 1 || d > 4) throw std::invalid_argument("Ising: dimension must be 1..4");
   IsingParams p{};
   p.seed = seed;
+  p.field = h;
   for (int up = 0; up < 2; ++up) {
     const int s = up ? 1 : -1;
     for (int k = 0; k <= 2 * d; ++k) {
       const double local_field = (2 * k - 2 * d) + h;  // n + h
       uint64_t t;
-      if (algorithm == IsingAlgorithm::heatbath) {
+      if (algorithm == UpdateAlgorithm::heatbath) {
         // P(+1) = e^{beta f} / (e^{beta f} + e^{-beta f}); the tanh form is stable for any f.
         t = probability_threshold(0.5 * (1.0 + std::tanh(beta * local_field)));
       } else {
@@ -74,30 +76,6 @@ LATTICA_HD_INLINE int8_t ising_new_spin(const IsingParams& params, int8_t spin, 
   return u < threshold ? int8_t(1) : int8_t(-1);
 }
 
-/// Updates every site of one colour in every replica; functor over replica * V/2 + colour-local
-/// index, for all replicas at once so small lattices still fill a GPU.
-template <int D>
-struct IsingUpdateColour {
-  Checkerboard<D> lattice;
-  IsingParams params;
-  int8_t* spins;  ///< replicas one after another, each in checkerboard storage (V entries)
-  int colour;
-  uint64_t sweep;
-
-  LATTICA_HD_INLINE void operator()(int64_t index) const {
-    const int64_t replica = index / lattice.half_volume;
-    const int64_t j = index - replica * lattice.half_volume;
-    int8_t* base = spins + replica * lattice.volume();
-    int8_t* own = base + colour * lattice.half_volume;
-    const int8_t* other = base + (1 - colour) * lattice.half_volume;
-    int neighbour_sum = 0;
-    const int64_t site =
-        lattice.visit_neighbours(j, colour, [&](int64_t k) { neighbour_sum += other[k]; });
-    own[j] = ising_new_spin<D>(params, own[j], neighbour_sum, static_cast<uint32_t>(replica), site,
-                               sweep);
-  }
-};
-
 /// Exact integer sums of one configuration.
 struct IsingSums {
   long long bonds;          ///< sum over nearest-neighbour pairs of s_i s_j
@@ -107,55 +85,61 @@ struct IsingSums {
   }
 };
 
-/// Per colour-0 site j: its bonds (each bond has exactly one colour-0 end) and the spins of
-/// j and of the colour-1 site stored at the same index, so every site is counted once.
-template <int D>
-struct IsingSiteSums {
-  Checkerboard<D> lattice;
-  const int8_t* spins;  ///< one replica's checkerboard storage
+/// The Ising model for the generic lattice engine (see lattice_model.hpp).
+struct IsingModel {
+  using Spin = int8_t;
+  using Params = IsingParams;
+  using Sums = IsingSums;
 
-  LATTICA_HD_INLINE IsingSums operator()(int64_t j) const {
-    const int8_t* colour1 = spins + lattice.half_volume;
-    int neighbour_sum = 0;
-    lattice.visit_neighbours(j, 0, [&](int64_t k) { neighbour_sum += colour1[k]; });
-    const int s = spins[j];
-    return {static_cast<long long>(s * neighbour_sum), static_cast<long long>(s + colour1[j])};
+  /// All +1 (cold) or independent +-1 from the initial-state stream (hot).
+  LATTICA_HD_INLINE static Spin initial(const Params& p, bool hot, uint32_t replica, int64_t site) {
+    if (!hot) return 1;
+    const uint32_t u =
+        philox_u32(p.seed, RngStream::initial_state, replica, static_cast<uint64_t>(site), 0);
+    return (u >> 31) ? Spin(1) : Spin(-1);
   }
-};
 
-/// Initial configuration: all +1 (cold) or independent +-1 from the initial-state stream (hot).
-/// Functor over replica * V + storage position.
-template <int D>
-struct IsingInitialState {
-  Checkerboard<D> lattice;
-  int8_t* spins;
-  uint64_t seed;
-  bool hot;
-
-  LATTICA_HD_INLINE void operator()(int64_t position) const {
-    if (!hot) {
-      spins[position] = 1;
-      return;
-    }
-    const int64_t replica = position / lattice.volume();
-    const int64_t local = position - replica * lattice.volume();
-    const int colour = local >= lattice.half_volume;
-    const int64_t site = lattice.lex_index(local - colour * lattice.half_volume, colour);
-    const uint32_t u = philox_u32(seed, RngStream::initial_state, static_cast<uint32_t>(replica),
-                                  static_cast<uint64_t>(site), 0);
-    spins[position] = (u >> 31) ? int8_t(1) : int8_t(-1);
+  template <int D>
+  LATTICA_HD_INLINE static Spin update(const Params& p, Spin old, const Spin (&nb)[2 * D],
+                                       uint32_t replica, int64_t site, uint64_t sweep) {
+    int sum = 0;
+    for (int k = 0; k < 2 * D; ++k) sum += nb[k];
+    return ising_new_spin<D>(p, old, sum, replica, site, sweep);
   }
-};
 
-/// Bin of an exact total (bond sum or magnetization) in a histogram window starting at
-/// `lowest`; totals of one lattice all share one parity, hence the step of 2.
-struct IsingTotalBin {
-  const IsingSums* sums;
-  long long lowest;
-  bool magnetization;
-  LATTICA_HD_INLINE int64_t operator()(int64_t i) const {
-    const long long v = magnetization ? sums[i].magnetization : sums[i].bonds;
-    return (v - lowest) / 2;
+  template <int D>
+  LATTICA_HD_INLINE static Sums site_sums(const Params&, Spin s, const Spin (&nb)[2 * D],
+                                          Spin partner) {
+    int sum = 0;
+    for (int k = 0; k < 2 * D; ++k) sum += nb[k];
+    return {static_cast<long long>(s * sum), static_cast<long long>(s + partner)};
+  }
+
+  /// Histogram 0: the interaction energy -sum s_i s_j; 1: the magnetization sum s_i.
+  LATTICA_HD_INLINE static long long histogram_total(const Sums& s, int which) {
+    return which == 0 ? -s.bonds : s.magnetization;
+  }
+
+  // ---- host side: what the engine reports ----
+  static std::vector<std::string> observable_names() { return {"energy", "magnetization"}; }
+  static std::vector<std::string> observable_descriptions() {
+    return {"energy per site, (-sum_<ij> s_i s_j - h sum_i s_i) / V",
+            "magnetization per site, sum_i s_i / V (signed)"};
+  }
+  /// Observables per site from exact sums; the same doubles on every backend.
+  static void observables(const Params& p, const Sums& s, double volume, double* out) {
+    out[0] =
+        (-static_cast<double>(s.bonds) - p.field * static_cast<double>(s.magnetization)) / volume;
+    out[1] = static_cast<double>(s.magnetization) / volume;
+  }
+  static std::vector<HistogramInfo> histograms() {
+    return {{"energy",
+             "interaction energy E_J = -sum_<ij> s_i s_j (total, not per site; equals the energy "
+             "at h = 0) over all measurements and replicas",
+             2},
+            {"magnetization",
+             "magnetization M = sum_i s_i (total, not per site) over all measurements and replicas",
+             2}};
   }
 };
 

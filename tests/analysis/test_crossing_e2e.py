@@ -13,7 +13,6 @@ import json
 import math
 import os
 import pathlib
-import subprocess
 import sys
 import tempfile
 import time
@@ -21,7 +20,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from script_support import (LATTICE_TOML, analysis_env, arguments, check, finish,  # noqa: E402
+                            run, sim_command, sim_env)
+
 BETA_C = math.log(1.0 + math.sqrt(2.0)) / 2.0
 BETAS = (0.42, 0.44, 0.46)
 SIZES = (8, 16)
@@ -34,27 +37,12 @@ THERMALIZATION, MEASUREMENTS = 2000, 150_000  # one measurement per sweep
 # 0.4 % above beta_c. We allow max(4 reported errors, 1 % of beta_c = 0.0044): the 1 % bound
 # covers that shift with a margin, and 4 errors cover the statistics of this short run.
 SHIFT_BOUND = 0.01 * BETA_C
-
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-    return condition
-
-
-def run(command, **kwargs):
-    try:
-        return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, timeout=240, **kwargs)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        sys.exit(f"FAIL: {command[0]}: {e}")
+TIMEOUT = 240  # seconds, each command
+OK = "ok: crossing and summary end to end"
 
 
 def check_histograms(files):
     """Where sim writes exact histograms (newer versions), they match the series exactly."""
-    sys.path.insert(0, str(REPO))
     from analysis import lattica_file, synthetic
     for path in files:
         run_ = lattica_file.load(path)
@@ -71,31 +59,24 @@ def check_histograms(files):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    sim = sys.argv[1]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
-    sim_env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    [sim] = arguments(1, __doc__)
+    env, sim_environment = analysis_env(), sim_env()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="lattica_crossing_") as scratch:
         jobs = []
         for size in SIZES:
             for k, beta in enumerate(BETAS):
                 out = os.path.join(scratch, f"L{size}_b{beta}.h5")
-                jobs.append((out, [sim, str(REPO / "inputs" / "lattice.toml"), "--backend",
-                                   "cpu", "--quiet", "--output", out,
-                                   "--seed", str(1000 + 10 * size + k),
-                                   "--set", f"lattice.dims=[{size},{size}]",
-                                   "--set", f"model.beta={beta}",
-                                   "--set", f"run.thermalization={THERMALIZATION}",
-                                   "--set", f"run.measurements={MEASUREMENTS}",
-                                   "--set", "run.measure_every=1",
-                                   "--set", "run.threads=1",
-                                   "--set", "output.snapshot_every=0"]))
+                jobs.append((out, sim_command(sim, LATTICE_TOML, out, 1000 + 10 * size + k,
+                                              f"lattice.dims=[{size},{size}]",
+                                              f"model.beta={beta}",
+                                              f"run.thermalization={THERMALIZATION}",
+                                              f"run.measurements={MEASUREMENTS}",
+                                              "run.measure_every=1", "run.threads=1",
+                                              "output.snapshot_every=0")))
         with ThreadPoolExecutor(max_workers=2) as pool:
-            results = list(pool.map(lambda job: run(job[1], env=sim_env), jobs))
+            results = list(pool.map(lambda job: run(job[1], TIMEOUT, env=sim_environment),
+                                    jobs))
         for (out, _), result in zip(jobs, results):
             if result.returncode != 0:
                 print(f"FAIL: sim for {out} exited with {result.returncode}:\n{result.stderr}",
@@ -105,11 +86,11 @@ def main():
         simulated = time.monotonic()
         check_histograms(files)
 
-        result = run([sys.executable, "-m", "analysis", "crossing", *files, "--json"], env=env,
-                     cwd=scratch)
+        result = run([sys.executable, "-m", "analysis", "crossing", *files, "--json"], TIMEOUT,
+                     env=env, cwd=scratch)
         if not check(result.returncode == 0,
                      f"crossing exited with {result.returncode}:\n{result.stderr}"):
-            return report()
+            return finish(OK)
         document = json.loads(result.stdout)
         pairs = document["pairs"]
         if check(len(pairs) == 1 and pairs[0]["L"] == ["8", "16"], f"pairs {pairs}"):
@@ -128,12 +109,13 @@ def main():
                       f"U4 at the crossing {c['U4']} +- {c['U4_error']}")
                 print(f"crossing L = 8/16: beta = {c['beta']:.5f} +- {error:.5f} "
                       f"(beta_c = {BETA_C:.5f}), U4 = {c['U4']:.4f} +- {c['U4_error']:.4f}")
-        text = run([sys.executable, "-m", "analysis", "crossing", *files], env=env, cwd=scratch)
+        text = run([sys.executable, "-m", "analysis", "crossing", *files], TIMEOUT, env=env,
+                   cwd=scratch)
         check(text.returncode == 0 and "crossing at beta =" in text.stdout,
               f"crossing table:\n{text.stdout}\n{text.stderr}")
 
-        result = run([sys.executable, "-m", "analysis", "summary", *files, "--json"], env=env,
-                     cwd=scratch)
+        result = run([sys.executable, "-m", "analysis", "summary", *files, "--json"], TIMEOUT,
+                     env=env, cwd=scratch)
         if check(result.returncode == 0,
                  f"summary exited with {result.returncode}:\n{result.stderr}"):
             summaries = json.loads(result.stdout)["files"]
@@ -152,16 +134,7 @@ def main():
                 for key in ("U4", "chi", "chi'", "C"):
                     check(key in s["derived"], f"{where}: no {key}")
         print(f"sim {simulated - started:.1f} s, analysis {time.monotonic() - simulated:.1f} s")
-    return report()
-
-
-def report():
-    if failures:
-        for message in failures:
-            print(f"FAIL: {message}", file=sys.stderr)
-        return 1
-    print("ok: crossing and summary end to end")
-    return 0
+    return finish(OK)
 
 
 if __name__ == "__main__":

@@ -14,19 +14,17 @@ import sys
 import unittest
 
 import numpy as np
-from scipy.signal import lfilter
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from script_support import ar1 as ar1_chains  # noqa: E402
 
 from analysis import gamma  # noqa: E402
 
 
 def ar1(rng, a, n, replicas=1):
     """[n, replicas] AR(1) chains with unit stationary variance, started in equilibrium."""
-    eps = rng.standard_normal((n, replicas))
-    start = rng.standard_normal(replicas)
-    x, _ = lfilter([math.sqrt(1.0 - a * a)], [1.0, -a], eps, axis=0, zi=(a * start)[None, :])
-    return x
+    return ar1_chains(rng, a, (n, replicas))
 
 
 def exact_tau(a):

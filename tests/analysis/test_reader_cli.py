@@ -11,7 +11,6 @@ Run: /usr/bin/python3 tests/analysis/test_reader_cli.py
 
 import io
 import json
-import math
 import os
 import pathlib
 import subprocess
@@ -21,20 +20,13 @@ import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
-from scipy.signal import lfilter
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from script_support import analysis_env, ar1  # noqa: E402
 
 from analysis import __main__ as cli  # noqa: E402
 from analysis import gamma, lattica_file, synthetic  # noqa: E402
-
-
-def ar1(rng, a, shape):
-    eps = rng.standard_normal(shape)
-    x, _ = lfilter([math.sqrt(1 - a * a)], [1, -a], eps, axis=0,
-                   zi=a * rng.standard_normal((1,) + shape[1:]))
-    return x
 
 
 def ising_like(rng, n, replicas, volume, a=0.6, e_mean=-1.4, m_scale=0.5):
@@ -322,8 +314,8 @@ class CommandTest(Scratch):
     def test_module_entry_point(self):
         e, m = ising_like(self.rng, 100, 1, 16)
         path = synthetic.write_run(self.path("i.h5"), e, m, beta=0.4, dims=(4, 4))
-        env = dict(os.environ, PYTHONPATH=str(REPO))
-        result = subprocess.run([sys.executable, "-m", "analysis", "info", path], env=env,
+        result = subprocess.run([sys.executable, "-m", "analysis", "info", path],
+                                env=analysis_env(),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 timeout=60)
         self.assertEqual(result.returncode, 0, result.stderr)

@@ -13,14 +13,15 @@ Exits non-zero with a message on any failure.
 import json
 import os
 import pathlib
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from script_support import (LATTICE_TOML, analysis_env, arguments, check, finish,  # noqa: E402
+                            run, sim_command, sim_env)
 
 from analysis import lattica_file  # noqa: E402
 
@@ -28,14 +29,7 @@ L, V = 4, 16
 BETA0 = 0.40
 TARGETS = (0.42, 0.38)
 MEASUREMENTS, CUT = 100_000, 1000
-
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-    return condition
+TIMEOUT = 120  # seconds, each command
 
 
 def exact_states():
@@ -59,27 +53,18 @@ def exact_values(beta, h, e_j, m_total):
             "C": beta * beta * V * (mean(e * e) - mean(e) ** 2), "chi": beta * V * (m2 - am * am)}
 
 
-def run(command, **kwargs):
-    try:
-        return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, timeout=120, **kwargs)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        sys.exit(f"FAIL: {command[0]}: {e}")
-
-
 def check_field(sim, h, scratch, env, e_j, m_total):
     out = os.path.join(scratch, f"l4_h{h}.h5")
-    result = run([sim, str(REPO / "inputs" / "lattice.toml"), "--backend", "cpu", "--quiet",
-                  "--output", out, "--seed", "4242", "--set", "lattice.dims=[4,4]",
-                  "--set", f"model.beta={BETA0}", "--set", f"model.h={h}",
-                  "--set", "run.thermalization=1000", "--set", f"run.measurements={MEASUREMENTS}",
-                  "--set", "run.measure_every=1", "--set", "run.threads=1",
-                  "--set", "output.snapshot_every=0"],
-                 env=dict(os.environ, OMP_WAIT_POLICY="passive"))
+    result = run(sim_command(sim, LATTICE_TOML, out, 4242, "lattice.dims=[4,4]",
+                             f"model.beta={BETA0}", f"model.h={h}", "run.thermalization=1000",
+                             f"run.measurements={MEASUREMENTS}", "run.measure_every=1",
+                             "run.threads=1", "output.snapshot_every=0"),
+                 TIMEOUT, env=sim_env())
     if not check(result.returncode == 0, f"sim exited with {result.returncode}: {result.stderr}"):
         return
     result = run([sys.executable, "-m", "analysis", "reweight", out, "--cut", str(CUT),
-                  "--beta", str(BETA0), *map(str, TARGETS), "--json"], env=env, cwd=scratch)
+                  "--beta", str(BETA0), *map(str, TARGETS), "--json"], TIMEOUT, env=env,
+                 cwd=scratch)
     if not check(result.returncode == 0,
                  f"reweight exited with {result.returncode}:\n{result.stderr}"):
         return
@@ -115,29 +100,20 @@ def check_field(sim, h, scratch, env, e_j, m_total):
 
     # Far away the reweighting must warn. (Not towards large beta: on 4x4 at 0.40 the ground
     # state is sampled often enough that reweighting there is sound.)
-    result = run([sys.executable, "-m", "analysis", "reweight", out, "--beta", "0"], env=env,
-                 cwd=scratch)
+    result = run([sys.executable, "-m", "analysis", "reweight", out, "--beta", "0"], TIMEOUT,
+                 env=env, cwd=scratch)
     check(result.returncode == 0 and "outside the central 95 %" in result.stdout,
           f"no warning for beta = 0:\n{result.stdout}\n{result.stderr}")
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    sim = sys.argv[1]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
+    [sim] = arguments(1, __doc__)
+    env = analysis_env()
     e_j, m_total = exact_states()
     with tempfile.TemporaryDirectory(prefix="lattica_reweight_") as scratch:
         for h in (0.0, 0.1):
             check_field(sim, h, scratch, env, e_j, m_total)
-    if failures:
-        for message in failures:
-            print(f"FAIL: {message}", file=sys.stderr)
-        return 1
-    print("ok: reweighting agrees with exact enumeration of 4x4")
-    return 0
+    return finish("ok: reweighting agrees with exact enumeration of 4x4")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ struct SmallCase {
   std::vector<int64_t> dims;
   double beta;
   double h;
-  IsingAlgorithm algorithm;
+  UpdateAlgorithm algorithm;
 };
 
 void check_against_exact(const SmallCase& c, int64_t measurements = 200000) {
@@ -61,34 +61,34 @@ void check_against_exact(const SmallCase& c, int64_t measurements = 200000) {
 }
 
 TEST(ExactSmall, Ising2dL4Metropolis) {
-  check_against_exact({{4, 4}, 0.4, 0.0, IsingAlgorithm::metropolis});
+  check_against_exact({{4, 4}, 0.4, 0.0, UpdateAlgorithm::metropolis});
 }
 TEST(ExactSmall, Ising2dL4HeatBath) {
-  check_against_exact({{4, 4}, 0.4, 0.0, IsingAlgorithm::heatbath});
+  check_against_exact({{4, 4}, 0.4, 0.0, UpdateAlgorithm::heatbath});
 }
 TEST(ExactSmall, Ising2dL4MetropolisInField) {
-  check_against_exact({{4, 4}, 0.3, 0.2, IsingAlgorithm::metropolis});
+  check_against_exact({{4, 4}, 0.3, 0.2, UpdateAlgorithm::metropolis});
 }
 TEST(ExactSmall, Ising2dL4HeatBathInField) {
-  check_against_exact({{4, 4}, 0.3, -0.15, IsingAlgorithm::heatbath});
+  check_against_exact({{4, 4}, 0.3, -0.15, UpdateAlgorithm::heatbath});
 }
 TEST(ExactSmall, Ising2dRectangular6x2) {
-  check_against_exact({{6, 2}, 0.5, 0.0, IsingAlgorithm::metropolis});
+  check_against_exact({{6, 2}, 0.5, 0.0, UpdateAlgorithm::metropolis});
 }
 TEST(ExactSmall, Ising3d4x2x2Metropolis) {
-  check_against_exact({{4, 2, 2}, 0.2, 0.0, IsingAlgorithm::metropolis});
+  check_against_exact({{4, 2, 2}, 0.2, 0.0, UpdateAlgorithm::metropolis});
 }
 TEST(ExactSmall, Ising3d4x2x2HeatBath) {
-  check_against_exact({{4, 2, 2}, 0.2, 0.05, IsingAlgorithm::heatbath});
+  check_against_exact({{4, 2, 2}, 0.2, 0.05, UpdateAlgorithm::heatbath});
 }
 TEST(ExactSmall, Ising3d2x2x2Metropolis) {
-  check_against_exact({{2, 2, 2}, 0.25, 0.0, IsingAlgorithm::metropolis});
+  check_against_exact({{2, 2, 2}, 0.25, 0.0, UpdateAlgorithm::metropolis});
 }
 TEST(ExactSmall, Ising4d2x2x2x2Metropolis) {
-  check_against_exact({{2, 2, 2, 2}, 0.12, 0.0, IsingAlgorithm::metropolis});
+  check_against_exact({{2, 2, 2, 2}, 0.12, 0.0, UpdateAlgorithm::metropolis});
 }
 TEST(ExactSmall, Ising4d2x2x2x2HeatBath) {
-  check_against_exact({{2, 2, 2, 2}, 0.12, 0.1, IsingAlgorithm::heatbath});
+  check_against_exact({{2, 2, 2, 2}, 0.12, 0.1, UpdateAlgorithm::heatbath});
 }
 
 TEST(ExactSmall, OracleInfiniteTemperatureLimit) {

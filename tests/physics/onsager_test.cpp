@@ -16,7 +16,7 @@ constexpr double kOnsagerEnergyBeta03 = -0.70449907083245;
 constexpr double kOnsagerEnergyBeta06 = -1.9090861776841;
 constexpr double kYangMagnetizationBeta06 = 0.9736086674403;
 
-std::vector<std::vector<double>> run_l64(double beta, IsingAlgorithm algorithm,
+std::vector<std::vector<double>> run_l64(double beta, UpdateAlgorithm algorithm,
                                          InitialState start) {
   EngineSettings s;
   s.dims = {64, 64};
@@ -36,24 +36,24 @@ void expect_close(const std::vector<double>& series, double exact, const char* w
 }
 
 TEST(Onsager, HighTemperatureMetropolis) {
-  const auto s = run_l64(0.3, IsingAlgorithm::metropolis, InitialState::hot);
+  const auto s = run_l64(0.3, UpdateAlgorithm::metropolis, InitialState::hot);
   expect_close(s[0], kOnsagerEnergyBeta03, "energy at beta 0.3");
 }
 
 TEST(Onsager, HighTemperatureHeatBath) {
-  const auto s = run_l64(0.3, IsingAlgorithm::heatbath, InitialState::hot);
+  const auto s = run_l64(0.3, UpdateAlgorithm::heatbath, InitialState::hot);
   expect_close(s[0], kOnsagerEnergyBeta03, "energy at beta 0.3");
 }
 
 TEST(Onsager, LowTemperatureMetropolis) {
-  const auto s = run_l64(0.6, IsingAlgorithm::metropolis, InitialState::cold);
+  const auto s = run_l64(0.6, UpdateAlgorithm::metropolis, InitialState::cold);
   expect_close(s[0], kOnsagerEnergyBeta06, "energy at beta 0.6");
   expect_close(map(s[1], [](double m) { return std::fabs(m); }), kYangMagnetizationBeta06,
                "|m| at beta 0.6");
 }
 
 TEST(Onsager, LowTemperatureHeatBath) {
-  const auto s = run_l64(0.6, IsingAlgorithm::heatbath, InitialState::cold);
+  const auto s = run_l64(0.6, UpdateAlgorithm::heatbath, InitialState::cold);
   expect_close(s[0], kOnsagerEnergyBeta06, "energy at beta 0.6");
   expect_close(map(s[1], [](double m) { return std::fabs(m); }), kYangMagnetizationBeta06,
                "|m| at beta 0.6");

@@ -34,7 +34,7 @@ void expect_thread_independent(EngineSettings s) {
   }
 }
 
-EngineSettings settings(std::vector<int64_t> dims, double beta, double h, IsingAlgorithm a,
+EngineSettings settings(std::vector<int64_t> dims, double beta, double h, UpdateAlgorithm a,
                         InitialState start) {
   EngineSettings s;
   s.dims = std::move(dims);
@@ -48,23 +48,23 @@ EngineSettings settings(std::vector<int64_t> dims, double beta, double h, IsingA
 
 TEST(ThreadIndependence, Ising2dMetropolis) {
   expect_thread_independent(
-      settings({64, 48}, 0.44068679350977151, 0.0, IsingAlgorithm::metropolis, InitialState::hot));
+      settings({64, 48}, 0.44068679350977151, 0.0, UpdateAlgorithm::metropolis, InitialState::hot));
 }
 TEST(ThreadIndependence, Ising2dHeatBathInField) {
   expect_thread_independent(
-      settings({32, 66}, 0.5, 0.1, IsingAlgorithm::heatbath, InitialState::cold));
+      settings({32, 66}, 0.5, 0.1, UpdateAlgorithm::heatbath, InitialState::cold));
 }
 TEST(ThreadIndependence, Ising3d) {
   expect_thread_independent(
-      settings({10, 8, 6}, 0.2216544, 0.0, IsingAlgorithm::metropolis, InitialState::hot));
+      settings({10, 8, 6}, 0.2216544, 0.0, UpdateAlgorithm::metropolis, InitialState::hot));
 }
 TEST(ThreadIndependence, Ising4d) {
   expect_thread_independent(
-      settings({6, 4, 4, 8}, 0.1497, 0.0, IsingAlgorithm::heatbath, InitialState::hot));
+      settings({6, 4, 4, 8}, 0.1497, 0.0, UpdateAlgorithm::heatbath, InitialState::hot));
 }
 
 TEST(ChainIndependence, SplittingSweepsDoesNotChangeTheChain) {
-  EngineSettings s = settings({32, 32}, 0.44, 0.0, IsingAlgorithm::metropolis, InitialState::hot);
+  EngineSettings s = settings({32, 32}, 0.44, 0.0, UpdateAlgorithm::metropolis, InitialState::hot);
   auto whole = make_cpu_engine(s);
   auto pieces = make_cpu_engine(s);
   whole->initialize();
@@ -80,7 +80,7 @@ TEST(ChainIndependence, SplittingSweepsDoesNotChangeTheChain) {
 }
 
 TEST(ChainIndependence, DifferentSeedsGiveDifferentChains) {
-  EngineSettings s = settings({16, 16}, 0.3, 0.0, IsingAlgorithm::metropolis, InitialState::hot);
+  EngineSettings s = settings({16, 16}, 0.3, 0.0, UpdateAlgorithm::metropolis, InitialState::hot);
   auto a = make_cpu_engine(s);
   s.seed += 1;
   auto b = make_cpu_engine(s);

@@ -195,7 +195,7 @@ TEST(Config, UnknownKeyIsRejectedWithPositionAndKnownKeys) {
   const auto e = errors_of(with_key_in("model", "temperature = 2.0"));
   ASSERT_EQ(e.size(), 1u);
   EXPECT_TRUE(has_message(e, {"in.toml:5:1:", "unknown key 'model.temperature'",
-                              "known keys in [model]: kind, beta, h"}));
+                              "known keys in [model]: kind, q, beta, h"}));
   EXPECT_TRUE(
       has_message(errors_of(with_key_in("run", "sweeps = 5")),
                   {"in.toml:9:1:", "'run.sweeps'", "thermalization", "measure_every", "device"}));
@@ -240,18 +240,19 @@ TEST(Config, EmptyInputReportsEveryRequiredKey) {
 TEST(Config, DimsWrongTypeIsRejected) {
   EXPECT_TRUE(
       has_message(errors_of(with_line("dims", "dims = 64")),
-                  {"in.toml:2:8:", "lattice.dims = 64", "expected an array of 2 to 4 even"}));
+                  {"in.toml:2:8:", "lattice.dims = 64", "expected an array of 1 to 4 even"}));
   EXPECT_TRUE(has_message(errors_of(with_line("dims", "dims = \"64x64\"")),
                           {"in.toml:2:", "lattice.dims", "64x64", "expected an array"}));
 }
 
 TEST(Config, DimsWrongLengthIsRejected) {
-  EXPECT_TRUE(has_message(errors_of(with_line("dims", "dims = [64]")),
-                          {"in.toml:2:", "lattice.dims = [64]", "expected an array of 2 to 4"}));
-  EXPECT_TRUE(has_message(errors_of(with_line("dims", "dims = [2, 2, 2, 2, 2]")),
-                          {"lattice.dims = [2, 2, 2, 2, 2]", "expected an array of 2 to 4"}));
   EXPECT_TRUE(
-      has_message(errors_of(with_line("dims", "dims = []")), {"lattice.dims = []", "2 to 4"}));
+      has_message(errors_of(with_line("dims", "dims = [2, 2, 2, 2, 2]")),
+                  {"in.toml:2:", "lattice.dims = [2, 2, 2, 2, 2]", "expected an array of 1 to 4"}));
+  EXPECT_TRUE(
+      has_message(errors_of(with_line("dims", "dims = []")), {"lattice.dims = []", "1 to 4"}));
+  EXPECT_EQ(parse_config(with_line("dims", "dims = [64]"), "in.toml").dims,
+            std::vector<int64_t>{64});  // a ring
 }
 
 TEST(Config, DimsNonIntegerElementIsRejected) {
@@ -334,10 +335,28 @@ TEST(Config, FieldMustBeANumber) {
   EXPECT_EQ(parse_config(with_key_in("model", "h = -2.5"), "in.toml").field, -2.5);
 }
 
+TEST(Config, PottsNeedsQInRangeAndIsingRefusesIt) {
+  const std::string potts = with_line("kind", "kind = \"potts\"");
+  EXPECT_TRUE(has_message(errors_of(potts), {"model.q is missing", "number of Potts states"}));
+  auto with_q = [&](const std::string& q) {
+    std::string text = potts;
+    text.insert(text.find("[model]\n") + 8, "q = " + q + "\n");
+    return text;
+  };
+  const Config c = parse_config(with_q("3"), "in.toml");
+  EXPECT_EQ(c.q, 3);
+  EXPECT_NE(c.resolved_toml.find("q = 3"), std::string::npos);
+  EXPECT_TRUE(has_message(errors_of(with_q("1")), {"model.q = 1", "between 2 and 256"}));
+  EXPECT_TRUE(has_message(errors_of(with_q("257")), {"model.q = 257", "between 2 and 256"}));
+  EXPECT_TRUE(has_message(errors_of(with_key_in("model", "q = 3")),
+                          {"model.q = 3", "only the Potts model"}));
+}
+
 TEST(Config, UnknownModelKindIsRejected) {
-  const auto e = errors_of(with_line("kind", "kind = \"potts\""));
+  const auto e = errors_of(with_line("kind", "kind = \"xy\""));
   ASSERT_EQ(e.size(), 1u);
-  EXPECT_TRUE(has_message(e, {"in.toml:5:8:", "model.kind", "potts", "must be one of \"ising\""}));
+  EXPECT_TRUE(
+      has_message(e, {"in.toml:5:8:", "model.kind", "xy", "must be one of \"ising\", \"potts\""}));
   EXPECT_TRUE(has_message(errors_of(with_line("kind", "kind = 1")),
                           {"model.kind = 1", "expected a string"}));
 }

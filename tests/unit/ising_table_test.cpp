@@ -14,7 +14,7 @@ double probability(uint64_t threshold) { return std::ldexp(static_cast<double>(t
 TEST(IsingTable, MetropolisProbabilities) {
   const double beta = 0.37, h = 0.21;
   for (int d = 1; d <= 4; ++d) {
-    const IsingParams p = make_ising_params(d, beta, h, IsingAlgorithm::metropolis, 1);
+    const IsingParams p = make_ising_params(d, beta, h, UpdateAlgorithm::metropolis, 1);
     for (int k = 0; k <= 2 * d; ++k) {
       const double field = 2 * k - 2 * d + h;
       for (int up = 0; up < 2; ++up) {
@@ -30,7 +30,7 @@ TEST(IsingTable, MetropolisProbabilities) {
 
 TEST(IsingTable, HeatBathProbabilities) {
   const double beta = 0.6, h = -0.4;
-  const IsingParams p = make_ising_params(3, beta, h, IsingAlgorithm::heatbath, 1);
+  const IsingParams p = make_ising_params(3, beta, h, UpdateAlgorithm::heatbath, 1);
   for (int k = 0; k <= 6; ++k) {
     const double field = 2 * k - 6 + h;
     const double want = std::exp(beta * field) / (std::exp(beta * field) + std::exp(-beta * field));
@@ -41,7 +41,7 @@ TEST(IsingTable, HeatBathProbabilities) {
 
 TEST(IsingTable, CertainMovesNeedNoRandomNumber) {
   // Metropolis at h = 0: a move that does not raise the energy is accepted with certainty.
-  const IsingParams p = make_ising_params(2, 0.44, 0.0, IsingAlgorithm::metropolis, 1);
+  const IsingParams p = make_ising_params(2, 0.44, 0.0, UpdateAlgorithm::metropolis, 1);
   for (int k = 0; k <= 2; ++k) EXPECT_EQ(p.up_threshold[1][k], 0u) << k;  // +1 in field <= 0 flips
   for (int k = 2; k <= 4; ++k)
     EXPECT_EQ(p.up_threshold[0][k], kThresholdOne) << k;  // -1 in field >= 0 flips
@@ -51,7 +51,7 @@ TEST(IsingTable, CertainMovesNeedNoRandomNumber) {
 }
 
 TEST(IsingTable, InfiniteTemperatureIsFairCoin) {
-  const IsingParams p = make_ising_params(2, 0.0, 0.0, IsingAlgorithm::heatbath, 1);
+  const IsingParams p = make_ising_params(2, 0.0, 0.0, UpdateAlgorithm::heatbath, 1);
   for (int k = 0; k <= 4; ++k) EXPECT_EQ(p.up_threshold[0][k], uint64_t(1) << 31);
 }
 

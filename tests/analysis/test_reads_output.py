@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The analysis package reads what sim writes.
 
-    analysis_reads_output.py SIM_EXE INPUT_TOML
+    test_reads_output.py SIM_EXE INPUT_TOML
 
 Runs sim on INPUT_TOML made small (CPU backend, 16x16, a few sweeps) into a temporary
 directory, loads the file with analysis.lattica_file and checks lengths, dtypes, metadata,
@@ -12,37 +12,22 @@ Exits non-zero with a message on any failure.
 import os
 import pathlib
 import shutil
-import subprocess
 import sys
 import tempfile
 
 import h5py
 import numpy as np
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from script_support import (analysis_env, arguments, check, finish, run,  # noqa: E402
+                            sim_command, sim_env)
 
 from analysis import lattica_file  # noqa: E402
 
 THERMALIZATION, MEASUREMENTS, MEASURE_EVERY, SNAPSHOT_EVERY, SEED = 10, 25, 2, 20, 31337
 TOTAL = THERMALIZATION + MEASUREMENTS * MEASURE_EVERY
-
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-    return condition
-
-
-def run(command, **kwargs):
-    """Runs a command, stdout and stderr together; exits the script if it cannot start."""
-    try:
-        return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True, timeout=120, **kwargs)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        sys.exit(f"FAIL: {command[0]}: {e}")
+TIMEOUT = 120  # seconds, each command; stdout and stderr come together
 
 
 def energy_magnetization(frame):
@@ -129,26 +114,19 @@ def check_schema_error(path, scratch):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__, file=sys.stderr)
-        return 2
-    sim, input_path = sys.argv[1], sys.argv[2]
+    sim, input_path = arguments(2, __doc__)
     with open(input_path, encoding="utf-8") as f:
         input_toml = f.read()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
+    env = analysis_env()
 
     with tempfile.TemporaryDirectory(prefix="lattica_analysis_") as scratch:
         out = os.path.join(scratch, "out.h5")
-        # Idle OpenMP threads sleep rather than spin while other tests share the cores.
-        sim_env = dict(os.environ)
-        sim_env.setdefault("OMP_WAIT_POLICY", "passive")
-        result = run([sim, input_path, "--backend", "cpu", "--output", out, "--seed", str(SEED),
-                      "--set", "lattice.dims=[16,16]",
-                      "--set", f"run.thermalization={THERMALIZATION}",
-                      "--set", f"run.measurements={MEASUREMENTS}",
-                      "--set", f"run.measure_every={MEASURE_EVERY}",
-                      "--set", f"output.snapshot_every={SNAPSHOT_EVERY}"], env=sim_env)
+        result = run(sim_command(sim, input_path, out, SEED, "lattice.dims=[16,16]",
+                                 f"run.thermalization={THERMALIZATION}",
+                                 f"run.measurements={MEASUREMENTS}",
+                                 f"run.measure_every={MEASURE_EVERY}",
+                                 f"output.snapshot_every={SNAPSHOT_EVERY}", quiet=False),
+                     TIMEOUT, merge_stderr=True, env=sim_env(override=False))
         if result.returncode != 0:
             print(f"FAIL: sim exited with {result.returncode}:\n{result.stdout}", file=sys.stderr)
             return 1
@@ -157,22 +135,18 @@ def main():
         check_truncation(out, scratch)
         other = check_schema_error(out, scratch)
 
-        info = run([sys.executable, "-m", "analysis", "info", out], env=env, cwd=scratch)
+        info = run([sys.executable, "-m", "analysis", "info", out], TIMEOUT, merge_stderr=True,
+                   env=env, cwd=scratch)
         if check(info.returncode == 0,
                  f"analysis info exited with {info.returncode}:\n{info.stdout}"):
             for text in ("lattica/1", "energy", "magnetization", "16 x 16", str(SEED), "cpu",
                          "no error bars"):
                 check(text in info.stdout, f"analysis info output lacks {text!r}:\n{info.stdout}")
-        bad = run([sys.executable, "-m", "analysis", "info", other], env=env, cwd=scratch)
+        bad = run([sys.executable, "-m", "analysis", "info", other], TIMEOUT, merge_stderr=True,
+                  env=env, cwd=scratch)
         check(bad.returncode != 0 and "lattica/1" in bad.stdout,
               f"analysis info on a foreign file exited with {bad.returncode}:\n{bad.stdout}")
-
-    if failures:
-        for message in failures:
-            print(f"FAIL: {message}", file=sys.stderr)
-        return 1
-    print(f"ok: analysis reads sim's output ({MEASUREMENTS} measurements, 16x16)")
-    return 0
+    return finish(f"ok: analysis reads sim's output ({MEASUREMENTS} measurements, 16x16)")
 
 
 if __name__ == "__main__":

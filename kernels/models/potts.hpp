@@ -1,0 +1,170 @@
+#pragma once
+// q-state Potts model per-site physics, written once for both backends.
+//
+// H = -J sum_<ij> delta(s_i, s_j) - h sum_i delta(s_i, 0), J = 1, s in {0, ..., q-1}, q <= 256.
+// As for Ising, every decision compares Philox words with integers tabulated on the host:
+// - Metropolis proposes one of the other q-1 states uniformly (multiply-shift of a 32-bit word)
+//   and accepts with a fixed-point threshold indexed by the change in equal neighbours and in
+//   delta(s, 0).
+// - Heat bath draws the new state with probability proportional to exp(beta (n_s + h delta_s0))
+//   from 24-bit fixed-point weights (largest weight 2^24, so q weights sum below 2^32 and the
+//   draw is exact integer arithmetic; weights are resolved to 2^-24 of the largest).
+// The order parameter (1/V) sum_i exp(2 pi i s_i / q) is summed in 2^-30 fixed point, so it is
+// an exact integer sum on both backends too.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/common/host_device.hpp"
+#include "kernels/models/ising.hpp"
+#include "kernels/models/lattice_model.hpp"
+#include "kernels/rng/philox.hpp"
+
+namespace lattica {
+
+constexpr int kMaxPottsStates = 256;
+constexpr double kPottsPhaseScale = 1073741824.0;  ///< 2^30, fixed point of cos and sin
+
+struct PottsParams {
+  uint64_t seed;
+  double field;
+  int q;
+  int heatbath;  ///< 1: heat bath, 0: Metropolis
+  /// Metropolis acceptance, times 2^32: [n_new - n_old + 8][delta(new,0) - delta(old,0) + 1].
+  uint64_t accept[17][3];
+  /// Heat-bath weight of a state with c equal neighbours: [c][state == 0], at most 2^24.
+  uint32_t weight[9][2];
+  int32_t cos_phase[kMaxPottsStates];  ///< cos(2 pi s / q) * 2^30
+  int32_t sin_phase[kMaxPottsStates];
+};
+
+inline PottsParams make_potts_params(int d, int q, double beta, double h, UpdateAlgorithm algorithm,
+                                     uint64_t seed) {
+  if (d < 1 || d > 4) throw std::invalid_argument("Potts: dimension must be 1..4");
+  if (q < 2 || q > kMaxPottsStates) throw std::invalid_argument("Potts: q must be 2..256");
+  PottsParams p{};
+  p.seed = seed;
+  p.field = h;
+  p.q = q;
+  p.heatbath = algorithm == UpdateAlgorithm::heatbath;
+  for (int dn = -8; dn <= 8; ++dn) {
+    for (int dz = -1; dz <= 1; ++dz) {
+      // dE = -(dn + h dz)
+      p.accept[dn + 8][dz + 1] = probability_threshold(std::exp(beta * (dn + h * dz)));
+    }
+  }
+  const double top = beta * (2 * d + std::max(h, 0.0));
+  for (int c = 0; c <= 2 * d; ++c) {
+    for (int z = 0; z < 2; ++z) {
+      p.weight[c][z] =
+          static_cast<uint32_t>(std::llround(std::ldexp(std::exp(beta * (c + h * z) - top), 24)));
+    }
+  }
+  const double two_pi = 6.283185307179586476925286766559;
+  for (int s = 0; s < q; ++s) {
+    p.cos_phase[s] =
+        static_cast<int32_t>(std::llround(std::cos(two_pi * s / q) * kPottsPhaseScale));
+    p.sin_phase[s] =
+        static_cast<int32_t>(std::llround(std::sin(two_pi * s / q) * kPottsPhaseScale));
+  }
+  return p;
+}
+
+/// Exact sums of one configuration.
+struct PottsSums {
+  long long bonds;     ///< sum over nearest-neighbour pairs of delta(s_i, s_j)
+  long long zeros;     ///< number of sites in state 0
+  long long phase_re;  ///< sum_i cos(2 pi s_i / q) * 2^30
+  long long phase_im;
+  LATTICA_HD PottsSums operator+(const PottsSums& o) const {
+    return {bonds + o.bonds, zeros + o.zeros, phase_re + o.phase_re, phase_im + o.phase_im};
+  }
+};
+
+struct PottsModel {
+  using Spin = uint8_t;
+  using Params = PottsParams;
+  using Sums = PottsSums;
+
+  /// All in state 0 (cold) or independent uniform states from the initial-state stream (hot).
+  LATTICA_HD_INLINE static Spin initial(const Params& p, bool hot, uint32_t replica, int64_t site) {
+    if (!hot) return 0;
+    const uint32_t u =
+        philox_u32(p.seed, RngStream::initial_state, replica, static_cast<uint64_t>(site), 0);
+    return static_cast<Spin>((static_cast<uint64_t>(u) * p.q) >> 32);
+  }
+
+  template <int D>
+  LATTICA_HD_INLINE static int equal_neighbours(const Spin (&nb)[2 * D], int state) {
+    int n = 0;
+    for (int k = 0; k < 2 * D; ++k) n += nb[k] == state;
+    return n;
+  }
+
+  template <int D>
+  LATTICA_HD_INLINE static Spin update(const Params& p, Spin old, const Spin (&nb)[2 * D],
+                                       uint32_t replica, int64_t site, uint64_t sweep) {
+    const PhiloxBlock r = philox4x32_10(
+        philox_counter(RngStream::site_update, replica, static_cast<uint64_t>(site), sweep),
+        philox_key(p.seed));
+    if (!p.heatbath) {
+      // One of the q-1 other states, uniformly.
+      const int k = static_cast<int>((static_cast<uint64_t>(r.x) * (p.q - 1)) >> 32);
+      const int proposal = k >= old ? k + 1 : k;
+      const int dn = equal_neighbours<D>(nb, proposal) - equal_neighbours<D>(nb, old);
+      const int dz = (proposal == 0) - (old == 0);
+      return r.y < p.accept[dn + 8][dz + 1] ? static_cast<Spin>(proposal) : old;
+    }
+    uint64_t total = 0;
+    for (int s = 0; s < p.q; ++s) total += p.weight[equal_neighbours<D>(nb, s)][s == 0];
+    uint64_t pick = (static_cast<uint64_t>(r.x) * total) >> 32;  // uniform in [0, total)
+    for (int s = 0; s < p.q; ++s) {
+      const uint32_t w = p.weight[equal_neighbours<D>(nb, s)][s == 0];
+      if (pick < w) return static_cast<Spin>(s);
+      pick -= w;
+    }
+    return static_cast<Spin>(p.q - 1);  // not reached: pick < total
+  }
+
+  template <int D>
+  LATTICA_HD_INLINE static Sums site_sums(const Params& p, Spin s, const Spin (&nb)[2 * D],
+                                          Spin partner) {
+    return {equal_neighbours<D>(nb, s), (s == 0) + (partner == 0),
+            static_cast<long long>(p.cos_phase[s]) + p.cos_phase[partner],
+            static_cast<long long>(p.sin_phase[s]) + p.sin_phase[partner]};
+  }
+
+  /// Histogram 0: the interaction energy -sum delta(s_i, s_j).
+  LATTICA_HD_INLINE static long long histogram_total(const Sums& s, int) { return -s.bonds; }
+
+  // ---- host side ----
+  static std::vector<std::string> observable_names() {
+    return {"energy", "magnetization", "magnetization_re", "magnetization_im"};
+  }
+  static std::vector<std::string> observable_descriptions() {
+    return {"energy per site, (-sum_<ij> delta(s_i, s_j) - h sum_i delta(s_i, 0)) / V",
+            "modulus of the complex magnetization |(1/V) sum_i exp(2 pi i s_i / q)|",
+            "real part of the complex magnetization (1/V) sum_i exp(2 pi i s_i / q)",
+            "imaginary part of the complex magnetization"};
+  }
+  static void observables(const Params& p, const Sums& s, double volume, double* out) {
+    out[0] = (-static_cast<double>(s.bonds) - p.field * static_cast<double>(s.zeros)) / volume;
+    const double re = static_cast<double>(s.phase_re) / (kPottsPhaseScale * volume);
+    const double im = static_cast<double>(s.phase_im) / (kPottsPhaseScale * volume);
+    out[1] = std::sqrt(re * re + im * im);
+    out[2] = re;
+    out[3] = im;
+  }
+  static std::vector<HistogramInfo> histograms() {
+    return {{"energy",
+             "interaction energy E_J = -sum_<ij> delta(s_i, s_j) (total, not per site; equals the "
+             "energy at h = 0) over all measurements and replicas",
+             1}};
+  }
+};
+
+}  // namespace lattica

@@ -1,0 +1,96 @@
+"""Helpers shared by the Python test scripts in this directory.
+
+A script finds this module through its own directory:
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+    from script_support import ...  # noqa: E402
+
+Importing it puts the repository root (REPO) first on sys.path, so that `analysis` imports
+from this checkout.
+"""
+
+import math
+import os
+import pathlib
+import subprocess
+import sys
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+LATTICE_TOML = REPO / "inputs" / "lattice.toml"
+sys.path.insert(0, str(REPO))
+
+failures = []
+
+
+def check(condition, message):
+    """Records message as a failure where condition is false; returns condition."""
+    if not condition:
+        failures.append(message)
+    return condition
+
+
+def finish(ok_message):
+    """Prints the recorded failures, or ok_message where there are none; the exit code."""
+    if failures:
+        for message in failures:
+            print(f"FAIL: {message}", file=sys.stderr)
+        return 1
+    print(ok_message)
+    return 0
+
+
+def arguments(count, usage):
+    """The command-line arguments where there are count of them; else prints usage to stderr
+    and exits with status 2."""
+    if len(sys.argv) != count + 1:
+        print(usage, file=sys.stderr)
+        sys.exit(2)
+    return sys.argv[1:]
+
+
+def run(command, timeout, merge_stderr=False, **kwargs):
+    """Runs a command with text output captured (stderr into stdout where merge_stderr);
+    exits the script if it cannot start or runs past timeout seconds."""
+    try:
+        return subprocess.run(command, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+                              text=True, timeout=timeout, **kwargs)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        sys.exit(f"FAIL: {command[0]}: {e}")
+
+
+def analysis_env():
+    """os.environ with the repository root first on PYTHONPATH, for `python3 -m analysis`."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
+
+
+def sim_env(override=True):
+    """os.environ for running sim: idle OpenMP threads sleep rather than spin while other
+    tests share the cores. override=False keeps an OMP_WAIT_POLICY already set."""
+    env = dict(os.environ)
+    if override:
+        env["OMP_WAIT_POLICY"] = "passive"
+    else:
+        env.setdefault("OMP_WAIT_POLICY", "passive")
+    return env
+
+
+def sim_command(sim, input_toml, out, seed, *settings, quiet=True):
+    """sim's command line for a CPU run of input_toml into out, with `--set` for each
+    "key=value" of settings, in order."""
+    command = [sim, str(input_toml), "--backend", "cpu", *(["--quiet"] if quiet else []),
+               "--output", out, "--seed", str(seed)]
+    for setting in settings:
+        command += ["--set", setting]
+    return command
+
+
+def ar1(rng, a, shape):
+    """AR(1) chains along axis 0, x_t = a x_{t-1} + sqrt(1 - a^2) eps_t: unit stationary
+    variance, started in equilibrium; shape (n,) or (n, replicas)."""
+    from scipy.signal import lfilter  # only the scripts that make chains need scipy
+    eps = rng.standard_normal(shape)
+    x, _ = lfilter([math.sqrt(1.0 - a * a)], [1.0, -a], eps, axis=0,
+                   zi=a * rng.standard_normal((1,) + tuple(shape[1:])))
+    return x
