@@ -430,6 +430,17 @@ Config read_point(const toml::table& root, const std::string& source_name,
   c.beta = r.number("model", "beta", std::nullopt, 0.0, "inverse temperature, a number >= 0");
   c.field = r.number("model", "h", 0.0, -std::numeric_limits<double>::max(), "external field");
   c.algorithm = r.choice("update", "algorithm", "metropolis", {"metropolis", "heatbath"});
+  // In one dimension at h = 0, a two-state Metropolis update flips every spin with dE = 0 for
+  // certain, so checkerboard sweeps move domain walls ballistically and conserve the number
+  // of right- minus left-moving walls: the chain is not ergodic and its averages are wrong.
+  if (c.dims.size() == 1 && c.algorithm == "metropolis" && c.field == 0.0 &&
+      (c.model_kind == "ising" || c.q == 2)) {
+    const toml::node* a = r.find("update", "algorithm");
+    errors.push_back((a ? where(a->source(), source_name) : source_name) +
+                     ": update.algorithm = \"metropolis\": in one dimension at h = 0 checkerboard "
+                     "Metropolis sweeps of a two-state model are not ergodic (domain walls move "
+                     "deterministically); use \"heatbath\" or a field h != 0");
+  }
   c.thermalization =
       r.integer("run", "thermalization", std::nullopt, 0, kMaxCount, "sweeps before measuring");
   c.measurements =
