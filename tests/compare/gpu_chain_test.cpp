@@ -21,6 +21,8 @@ struct ChainCase {
   InitialState start;
   int sweeps;
   int replicas = 1;
+  ModelKind model = ModelKind::ising;
+  int q = 2;
 };
 
 std::ostream& operator<<(std::ostream& os, const ChainCase& c) { return os << c.name; }
@@ -38,6 +40,8 @@ TEST_P(GpuChain, IdenticalToCpuReference) {
   s.start = c.start;
   s.seed = 0x5eed0000ULL + c.dims.size();
   s.replicas = c.replicas;
+  s.model = c.model;
+  s.q = c.q;
   const int every = 10;
   auto cpu = make_cpu_engine(s);
   const auto cpu_series = sample(*cpu, 0, c.sweeps / every, every);
@@ -92,6 +96,24 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuChain,
                                                      InitialState::hot,
                                                      1000,
                                                      3},
+                                           ChainCase{"Potts2d_q3_metropolis", {64, 48}, 1.0,
+                                                     0.0, UpdateAlgorithm::metropolis,
+                                                     InitialState::hot, 600, 2, ModelKind::potts,
+                                                     3},
+                                           ChainCase{"Potts3d_q7_heatbath_field", {16, 10, 12},
+                                                     0.9, 0.1, UpdateAlgorithm::heatbath,
+                                                     InitialState::hot, 400, 1, ModelKind::potts,
+                                                     7},
+                                           ChainCase{"Potts2d_q256_heatbath", {32, 32}, 2.0, 0.0,
+                                                     UpdateAlgorithm::heatbath, InitialState::hot,
+                                                     100, 1, ModelKind::potts, 256},
+                                           ChainCase{"Ising1d_ring_heatbath", {4096}, 0.7, 0.0,
+                                                     UpdateAlgorithm::heatbath, InitialState::hot,
+                                                     1000, 4},
+                                           ChainCase{"Potts1d_q4_metropolis", {1000}, 1.1, 0.0,
+                                                     UpdateAlgorithm::metropolis,
+                                                     InitialState::hot, 1000, 1, ModelKind::potts,
+                                                     4},
                                            ChainCase{"Ising2d_130x66_heatbath_field",
                                                      {130, 66},
                                                      0.5,
