@@ -5,12 +5,10 @@
 
 namespace lattica::test {
 
-ExactIsing exact_ising(const std::vector<int64_t>& dims, double beta, double h) {
+std::vector<std::vector<int>> periodic_forward_neighbours(const std::vector<int64_t>& dims) {
   int64_t volume = 1;
   for (int64_t l : dims) volume *= l;
-  if (volume > 24) throw std::invalid_argument("exact_ising: lattice too large to enumerate");
   const int d = static_cast<int>(dims.size());
-  // Forward neighbour of every site along every axis, from plain coordinates.
   std::vector<std::vector<int>> forward(static_cast<size_t>(volume), std::vector<int>(d));
   for (int64_t i = 0; i < volume; ++i) {
     std::vector<int64_t> x(d);
@@ -27,6 +25,15 @@ ExactIsing exact_ising(const std::vector<int64_t>& dims, double beta, double h) 
       forward[i][mu] = static_cast<int>(j);
     }
   }
+  return forward;
+}
+
+ExactIsing exact_ising(const std::vector<int64_t>& dims, double beta, double h) {
+  int64_t volume = 1;
+  for (int64_t l : dims) volume *= l;
+  if (volume > 24) throw std::invalid_argument("exact_ising: lattice too large to enumerate");
+  const int d = static_cast<int>(dims.size());
+  const std::vector<std::vector<int>> forward = periodic_forward_neighbours(dims);
   // First pass finds the largest exponent so the Boltzmann weights never overflow.
   const uint64_t states = uint64_t(1) << volume;
   std::vector<int> bonds(states), magnet(states);

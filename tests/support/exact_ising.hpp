@@ -18,6 +18,10 @@ struct ExactIsing {
   std::map<int, double> bond_distribution;
 };
 
+/// forward[i][mu]: the lexicographic index of site i + e_mu on the periodic lattice `dims`
+/// (plain coordinate arithmetic, independent of the engines' checkerboard geometry).
+std::vector<std::vector<int>> periodic_forward_neighbours(const std::vector<int64_t>& dims);
+
 /// Exact averages for lattice `dims` (volume <= 24) at (beta, h). Bonds are counted as
 /// sum_x sum_mu s_x s_{x+mu}, so an extent of 2 gives two bonds between the same pair.
 ExactIsing exact_ising(const std::vector<int64_t>& dims, double beta, double h);

@@ -1,5 +1,7 @@
 #include "tests/support/exact_potts.hpp"
 
+#include "tests/support/exact_ising.hpp"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -11,22 +13,7 @@ ExactPotts exact_potts(const std::vector<int64_t>& dims, int q, double beta, dou
   const double states = std::pow(static_cast<double>(q), static_cast<double>(volume));
   if (states > 2e7) throw std::invalid_argument("exact_potts: too many states to enumerate");
   const int d = static_cast<int>(dims.size());
-  std::vector<std::vector<int>> forward(static_cast<size_t>(volume), std::vector<int>(d));
-  for (int64_t i = 0; i < volume; ++i) {
-    std::vector<int64_t> x(d);
-    int64_t rest = i;
-    for (int a = d - 1; a >= 0; --a) {
-      x[a] = rest % dims[a];
-      rest /= dims[a];
-    }
-    for (int mu = 0; mu < d; ++mu) {
-      std::vector<int64_t> y = x;
-      y[mu] = (y[mu] + 1) % dims[mu];
-      int64_t j = 0;
-      for (int a = 0; a < d; ++a) j = j * dims[a] + y[a];
-      forward[i][mu] = static_cast<int>(j);
-    }
-  }
+  const std::vector<std::vector<int>> forward = periodic_forward_neighbours(dims);
   const double two_pi = 6.283185307179586476925286766559;
   std::vector<int> s(static_cast<size_t>(volume), 0);
   // Weights relative to the ground state's exponent, beta (d V + V max(h, 0)), never overflow.
