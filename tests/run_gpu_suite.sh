@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the whole test suite on a GPU machine from a bundle made on a build machine:
 #   cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build build-gpu -j
-#   device-bundle .gpu build-gpu/sim build-gpu/tests/*_test
+#   for e in build-gpu/tests/*_test build-gpu/sim; do device-bundle .gpu "$e" || true; done
+#     (one at a time: device-bundle stops at an executable that needs none of the libraries
+#      it copies, such as gpu_test; sim last, so its env.sh is written)
 #   tests/run_gpu_suite.sh .gpu LOGDIR          (on the GPU machine, from the repo root)
 # Every test program runs with SIM_REQUIRE_GPU=1 (a GPU test fails rather than skips), the GPU
 # tests again under compute-sanitizer memcheck and racecheck, and the default input runs on the
