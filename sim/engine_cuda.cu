@@ -31,11 +31,13 @@ std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
   LATTICA_CUDA_CHECK(cudaSetDevice(settings.cuda_device));
   int64_t volume = 1;
   for (int64_t l : settings.dims) volume *= l;
-  // Spins and their lexicographic copy (one byte each per site and replica), queued
-  // measurements, and reduction and histogram scratch.
+  // Spins and their lexicographic copy (one byte each per site and replica), the queued
+  // measurements' exact sums, and reduction and histogram scratch.
+  const size_t sums_bytes =
+      settings.model == ModelKind::potts ? sizeof(PottsSums) : sizeof(IsingSums);
   const size_t needed =
       2 * static_cast<size_t>(volume) * settings.replicas +
-      static_cast<size_t>(settings.measurement_capacity) * settings.replicas * 16 +
+      static_cast<size_t>(settings.measurement_capacity) * settings.replicas * sums_bytes +
       (size_t(1) << 22);
   size_t free_bytes = 0, total_bytes = 0;
   LATTICA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
