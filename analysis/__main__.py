@@ -95,7 +95,8 @@ def info(path, out=sys.stdout):
         ("created", a.get("created_utc")),
         ("backend", a.get("backend")),
         ("device", a.get("device")),
-        ("model", f"{a.get('model')} ({a.get('algorithm')})"),
+        ("model", f"{a.get('model')}{' q = ' + str(int(a['q'])) if 'q' in a else ''} "
+                  f"({a.get('algorithm')})"),
         ("lattice", _dims(run.dims)),
         ("beta", repr(a.get("beta"))),
         ("h", repr(a.get("h"))),
