@@ -207,13 +207,15 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
       H5_CHECK(H5Gcreate2(root, "snapshots", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), H5Gclose);
   std::vector<hsize_t> tail = replica_axis();
   tail.insert(tail.end(), m.dims.begin(), m.dims.end());
-  snapshot_set_ = create_extendable(snapshots_group_.get(), "configuration", H5T_NATIVE_INT8, tail,
+  // Ising spins are +-1 (int8); Potts states 0 .. q-1 need all of uint8 (q up to 256).
+  snapshot_type_ = m.q > 0 ? H5T_NATIVE_UINT8 : H5T_NATIVE_INT8;
+  snapshot_set_ = create_extendable(snapshots_group_.get(), "configuration", snapshot_type_, tail,
                                     snapshot_chunk(tail));
+  const std::string values = m.q > 0 ? "Potts states 0 .. q-1 (uint8)" : "spins +1/-1 (int8)";
   write_string_attribute(
       snapshot_set_.get(), "description",
-      replicas_ > 1
-          ? "spins (+1/-1), frames x replicas x lattice in lexicographic order (last axis fastest)"
-          : "spins (+1/-1), frames x lattice in lexicographic order (last axis fastest)");
+      values + (replicas_ > 1 ? ", frames x replicas x lattice" : ", frames x lattice") +
+          " in lexicographic order (last axis fastest)");
   snapshot_sweep_set_ =
       create_extendable(snapshots_group_.get(), "sweep", H5T_NATIVE_INT64, {}, {256});
   write_string_attribute(snapshot_sweep_set_.get(), "description",
@@ -241,7 +243,7 @@ void OutputFile::append_measurements(const std::vector<int64_t>& sweeps,
 void OutputFile::append_snapshot(int64_t sweep, const int8_t* configuration) {
   std::vector<hsize_t> tail = replica_axis();
   tail.insert(tail.end(), dims_.begin(), dims_.end());
-  append_rows(snapshot_set_.get(), H5T_NATIVE_INT8, snapshots_, 1, tail, configuration);
+  append_rows(snapshot_set_.get(), snapshot_type_, snapshots_, 1, tail, configuration);
   append_rows(snapshot_sweep_set_.get(), H5T_NATIVE_INT64, snapshots_, 1, {}, &sweep);
   ++snapshots_;
 }

@@ -70,8 +70,8 @@ class OutputFile {
   /// Appends measurements: sweeps[k] and values[(k * replicas + r) * n_observables + o].
   void append_measurements(const std::vector<int64_t>& sweeps, const std::vector<double>& values);
 
-  /// Appends one lexicographic configuration per replica (int8, replicas * volume entries)
-  /// taken after `sweep` sweeps.
+  /// Appends one lexicographic configuration per replica (one byte per site: int8 spins, or
+  /// uint8 Potts states; replicas * volume entries) taken after `sweep` sweeps.
   void append_snapshot(int64_t sweep, const int8_t* configuration);
 
   /// Writes exact histograms as /histograms/<name>/{values,counts} (replacing earlier ones).
@@ -91,6 +91,7 @@ class OutputFile {
   std::string path_;
   std::vector<int64_t> dims_;
   int replicas_ = 1;
+  hid_t snapshot_type_ = H5T_NATIVE_INT8;  ///< memory and file type of configuration bytes
   H5Id file_;
   H5Id observables_group_;
   H5Id snapshots_group_;

@@ -658,4 +658,41 @@ TEST_F(Cli, ReplicasAndHistogramsInTheFile) {
 }
 
 }  // namespace
+TEST_F(Cli, PottsSnapshotsHoldEveryStateAsUnsignedBytes) {
+  const RunResult r = sim({default_input(),
+                           "--set",
+                           "model.kind=potts",
+                           "--set",
+                           "model.q=200",
+                           "--set",
+                           "model.beta=0.1",
+                           "--set",
+                           "lattice.dims=[32,32]",
+                           "--set",
+                           "run.thermalization=5",
+                           "--set",
+                           "run.measurements=3",
+                           "--set",
+                           "output.snapshot_every=0",
+                           "--backend",
+                           "cpu",
+                           "-o",
+                           "potts.h5",
+                           "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const H5Id file = open_file(path("potts.h5"));
+  EXPECT_EQ(int64_attribute(file.get(), "q"), 200);
+  const H5Id set(H5Dopen2(file.get(), "/snapshots/configuration", H5P_DEFAULT), H5Dclose);
+  const H5Id type(H5Dget_type(set.get()), H5Tclose);
+  EXPECT_EQ(H5Tget_sign(type.get()), H5T_SGN_NONE);
+  std::vector<uint8_t> states(32 * 32);
+  ASSERT_GE(H5Dread(set.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, states.data()), 0);
+  int high = 0;
+  for (uint8_t s : states) {
+    EXPECT_LT(s, 200);
+    high += s >= 128;
+  }
+  EXPECT_GT(high, 100);  // near-uniform states at beta = 0.1: about 36 % are >= 128
+}
+
 }  // namespace lattica
