@@ -7,8 +7,9 @@
 //   and accepts with a fixed-point threshold indexed by the change in equal neighbours and in
 //   delta(s, 0).
 // - Heat bath draws the new state with probability proportional to exp(beta (n_s + h delta_s0))
-//   from 24-bit fixed-point weights (largest weight 2^24, so q weights sum below 2^32 and the
-//   draw is exact integer arithmetic; weights are resolved to 2^-24 of the largest).
+//   from 64-bit fixed-point weights (the largest possible weight is 2^55, so q <= 256 weights sum
+//   below 2^63) with a 64-bit uniform word: floor(u * total / 2^64) is exact integer arithmetic,
+//   and a weight e^-x below the largest keeps about 55 - 1.44 x bits.
 // The order parameter (1/V) sum_i exp(2 pi i s_i / q) is summed in 2^-30 fixed point, so it is
 // an exact integer sum on both backends too.
 
@@ -28,6 +29,16 @@ namespace lattica {
 
 constexpr int kMaxPottsStates = 256;
 constexpr double kPottsPhaseScale = 1073741824.0;  ///< 2^30, fixed point of cos and sin
+constexpr int kPottsWeightBits = 55;               ///< heat-bath weights: largest 2^55
+
+/// floor(a * b / 2^64), exactly, on host and device.
+LATTICA_HD_INLINE uint64_t multiply_high(uint64_t a, uint64_t b) {
+#if defined(__CUDA_ARCH__)
+  return __umul64hi(a, b);
+#else
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
+#endif
+}
 
 struct PottsParams {
   uint64_t seed;
@@ -36,8 +47,8 @@ struct PottsParams {
   int heatbath;  ///< 1: heat bath, 0: Metropolis
   /// Metropolis acceptance, times 2^32: [n_new - n_old + 8][delta(new,0) - delta(old,0) + 1].
   uint64_t accept[17][3];
-  /// Heat-bath weight of a state with c equal neighbours: [c][state == 0], at most 2^24.
-  uint32_t weight[9][2];
+  /// Heat-bath weight of a state with c equal neighbours: [c][state == 0], at most 2^55.
+  uint64_t weight[9][2];
   int32_t cos_phase[kMaxPottsStates];  ///< cos(2 pi s / q) * 2^30
   int32_t sin_phase[kMaxPottsStates];
 };
@@ -60,8 +71,8 @@ inline PottsParams make_potts_params(int d, int q, double beta, double h, Update
   const double top = beta * (2 * d + std::max(h, 0.0));
   for (int c = 0; c <= 2 * d; ++c) {
     for (int z = 0; z < 2; ++z) {
-      p.weight[c][z] =
-          static_cast<uint32_t>(std::llround(std::ldexp(std::exp(beta * (c + h * z) - top), 24)));
+      p.weight[c][z] = static_cast<uint64_t>(
+          std::llround(std::ldexp(std::exp(beta * (c + h * z) - top), kPottsWeightBits)));
     }
   }
   const double two_pi = 6.283185307179586476925286766559;
@@ -121,9 +132,10 @@ struct PottsModel {
     }
     uint64_t total = 0;
     for (int s = 0; s < p.q; ++s) total += p.weight[equal_neighbours<D>(nb, s)][s == 0];
-    uint64_t pick = (static_cast<uint64_t>(r.x) * total) >> 32;  // uniform in [0, total)
+    const uint64_t u = (static_cast<uint64_t>(r.y) << 32) | r.x;
+    uint64_t pick = multiply_high(u, total);  // uniform in [0, total)
     for (int s = 0; s < p.q; ++s) {
-      const uint32_t w = p.weight[equal_neighbours<D>(nb, s)][s == 0];
+      const uint64_t w = p.weight[equal_neighbours<D>(nb, s)][s == 0];
       if (pick < w) return static_cast<Spin>(s);
       pick -= w;
     }
