@@ -46,7 +46,7 @@ class LatticeEngine final : public Engine {
   void initialize() override {
     exec_.for_each(replicas() * lattice_.volume(),
                    Initialize<D, Model>{lattice_, params_, spins_.data(),
-                                          settings_.start == InitialState::hot});
+                                        settings_.start == InitialState::hot});
   }
 
   void sweep(uint64_t first, uint64_t count) override {

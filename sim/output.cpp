@@ -259,22 +259,20 @@ std::vector<hsize_t> OutputFile::chunk_rows(hsize_t rows) const {
   return chunk;
 }
 
-void OutputFile::write_histograms(const std::vector<std::pair<std::string, std::string>>& names,
-                                  const std::vector<const std::map<long long, long long>*>& counts,
-                                  const std::vector<long long>& samples) {
+void OutputFile::write_histograms(const std::vector<ExactHistogram>& histograms) {
   if (H5_CHECK(H5Lexists(file_.get(), "histograms", H5P_DEFAULT)) > 0) {
     H5_CHECK(H5Ldelete(file_.get(), "histograms", H5P_DEFAULT));
   }
   H5Id group(H5_CHECK(H5Gcreate2(file_.get(), "histograms", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
              H5Gclose);
-  for (size_t h = 0; h < names.size(); ++h) {
-    H5Id sub(H5_CHECK(H5Gcreate2(group.get(), names[h].first.c_str(), H5P_DEFAULT, H5P_DEFAULT,
-                                 H5P_DEFAULT)),
-             H5Gclose);
-    write_string_attribute(sub.get(), "description", names[h].second);
-    set_int64_attribute(sub.get(), "committed_length", samples[h]);
+  for (const ExactHistogram& h : histograms) {
+    H5Id sub(
+        H5_CHECK(H5Gcreate2(group.get(), h.name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
+        H5Gclose);
+    write_string_attribute(sub.get(), "description", h.description);
+    set_int64_attribute(sub.get(), "committed_length", h.samples);
     std::vector<long long> values, number;
-    for (const auto& [v, c] : *counts[h]) {
+    for (const auto& [v, c] : h.counts) {
       values.push_back(v);
       number.push_back(c);
     }

@@ -4,10 +4,11 @@
 #include <hdf5.h>
 
 #include <cstdint>
-#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "sim/engine.hpp"
 
 namespace lattica {
 
@@ -75,15 +76,12 @@ class OutputFile {
   void append_snapshot(int64_t sweep, const int8_t* configuration);
 
   /// Writes exact histograms as /histograms/<name>/{values,counts} (replacing earlier ones).
-  void write_histograms(const std::vector<std::pair<std::string, std::string>>& names,
-                        const std::vector<const std::map<long long, long long>*>& counts,
-                        const std::vector<long long>& samples);
+  void write_histograms(const std::vector<ExactHistogram>& histograms);
 
   /// Pushes everything to disk and records the committed lengths.
   void flush();
 
   void close();
-  const std::string& path() const { return path_; }
 
  private:
   std::vector<hsize_t> replica_axis() const;  ///< {R} when replicas > 1, else empty

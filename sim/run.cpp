@@ -114,15 +114,7 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
   }
   write_measurements();
   if (last_snapshot != total) take_snapshot(total);  // the final configuration, always
-  std::vector<std::pair<std::string, std::string>> names;
-  std::vector<const std::map<long long, long long>*> counts;
-  std::vector<long long> samples;
-  for (const ExactHistogram& h : engine.histograms()) {
-    names.emplace_back(h.name, h.description);
-    counts.push_back(&h.counts);
-    samples.push_back(h.samples);
-  }
-  output.write_histograms(names, counts, samples);
+  output.write_histograms(engine.histograms());
   engine.synchronize();
   output.flush();
   progress.finish();

@@ -682,11 +682,10 @@ TEST_F(Cli, PottsSnapshotsHoldEveryStateAsUnsignedBytes) {
   ASSERT_EQ(r.exit_code, 0) << r;
   const H5Id file = open_file(path("potts.h5"));
   EXPECT_EQ(int64_attribute(file.get(), "q"), 200);
-  const H5Id set(H5Dopen2(file.get(), "/snapshots/configuration", H5P_DEFAULT), H5Dclose);
-  const H5Id type(H5Dget_type(set.get()), H5Tclose);
-  EXPECT_EQ(H5Tget_sign(type.get()), H5T_SGN_NONE);
-  std::vector<uint8_t> states(32 * 32);
-  ASSERT_GE(H5Dread(set.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, states.data()), 0);
+  EXPECT_EQ(dataset_info(file.get(), "/snapshots/configuration").sign, H5T_SGN_NONE);
+  const auto states =
+      read_dataset<uint8_t>(file.get(), "/snapshots/configuration", H5T_NATIVE_UINT8);
+  ASSERT_EQ(states.size(), 32u * 32u);
   int high = 0;
   for (uint8_t s : states) {
     EXPECT_LT(s, 200);
