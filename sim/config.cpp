@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <toml++/toml.h>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -25,9 +26,18 @@ constexpr KeyRule kSchema[] = {
     {"lattice", "dims"},
     {"model", "kind"},
     {"model", "q"},
+    {"model", "n"},
     {"model", "beta"},
+    {"model", "kappa"},
+    {"model", "lambda"},
     {"model", "h"},
+    {"model", "precision"},
     {"update", "algorithm"},
+    {"update", "sequence"},
+    {"update", "hits"},
+    {"update", "step"},
+    {"update", "tune"},
+    {"update", "target_acceptance"},
     {"run", "thermalization"},
     {"run", "measurements"},
     {"run", "measure_every"},
@@ -43,7 +53,11 @@ constexpr KeyRule kSchema[] = {
 };
 // Keys a sweep may vary: a list of values (a list of arrays for lattice.dims) or, for numbers,
 // a table {start, stop, num}. Points are the cartesian product, in this order of keys.
-constexpr KeyRule kSweepable[] = {{"lattice", "dims"}, {"model", "beta"}, {"model", "h"}};
+constexpr KeyRule kSweepable[] = {{"lattice", "dims"},
+                                  {"model", "beta"},
+                                  {"model", "kappa"},
+                                  {"model", "lambda"},
+                                  {"model", "h"}};
 constexpr int64_t kMaxSweepPoints = 100000;
 constexpr const char* kSections[] = {"lattice", "model", "update", "run", "output"};
 
@@ -182,6 +196,41 @@ class Reader {
     }
     fail(*node, name, "must be " + allowed);
     return choices.front();
+  }
+
+  /// true or false; `fallback` when absent.
+  bool boolean(const char* section, const char* key, bool fallback, const std::string& what) {
+    const toml::node* node = find(section, key);
+    if (!node) return fallback;
+    if (const auto* b = node->as_boolean()) return b->get();
+    fail(*node, std::string(section) + "." + key, "expected true or false (" + what + ")");
+    return fallback;
+  }
+
+  /// An array of 1 to max_items strings, each one of `choices`; empty (with an error) when bad.
+  std::vector<std::string> choice_list(const char* section, const char* key,
+                                       const std::vector<std::string>& choices, size_t max_items) {
+    const std::string name = std::string(section) + "." + key;
+    const std::string allowed = "each one of \"" + join(choices, "\", \"") + "\"";
+    const toml::node* node = find(section, key);
+    const toml::array* array = node ? node->as_array() : nullptr;
+    if (!array || array->empty() || array->size() > max_items) {
+      if (node)
+        fail(*node, name,
+             "expected an array of 1 to " + std::to_string(max_items) + " strings, " + allowed);
+      return {};
+    }
+    std::vector<std::string> items;
+    for (const toml::node& element : *array) {
+      const auto* v = element.as_string();
+      const bool known = v && std::find(choices.begin(), choices.end(), v->get()) != choices.end();
+      if (!known) {
+        fail(*node, name, "entry " + show(element) + " is not allowed here: " + allowed);
+        return {};
+      }
+      items.push_back(v->get());
+    }
+    return items;
   }
 
   /// A non-empty string; `fallback` when absent.
@@ -349,13 +398,30 @@ void apply_override(toml::table& root, const std::string& assignment, const std:
 std::string resolved_toml(const Config& c) {
   toml::array dims;
   for (int64_t l : c.dims) dims.push_back(l);
+  toml::table model{{"kind", c.model_kind}};
+  if (c.model_kind == "potts") model.insert("q", c.q);
+  if (c.model_kind == "on") model.insert("n", c.n);
+  if (c.model_kind == "phi4") {
+    model.insert("kappa", c.kappa);
+    model.insert("lambda", c.lambda);
+  } else {
+    model.insert("beta", c.beta);
+  }
+  model.insert("h", c.field);
+  if (!c.precision.empty()) model.insert("precision", c.precision);
+  toml::array sequence;
+  for (const std::string& a : c.sequence) sequence.push_back(a);
+  toml::table update{{"sequence", sequence}};
+  if (!c.precision.empty()) {
+    update.insert("hits", c.hits);
+    update.insert("step", c.step);
+    update.insert("tune", c.tune_step);
+    update.insert("target_acceptance", c.target_acceptance);
+  }
   toml::table t{
       {"lattice", toml::table{{"dims", dims}}},
-      {"model",
-       c.model_kind == "potts"
-           ? toml::table{{"kind", c.model_kind}, {"q", c.q}, {"beta", c.beta}, {"h", c.field}}
-           : toml::table{{"kind", c.model_kind}, {"beta", c.beta}, {"h", c.field}}},
-      {"update", toml::table{{"algorithm", c.algorithm}}},
+      {"model", model},
+      {"update", update},
       {"run", toml::table{{"thermalization", c.thermalization},
                           {"measurements", c.measurements},
                           {"measure_every", c.measure_every},
@@ -398,10 +464,26 @@ EngineSettings Config::engine_settings() const {
   EngineSettings s;
   s.dims = dims;
   s.beta = beta;
+  s.kappa = kappa;
+  s.lambda = lambda;
   s.field = field;
-  s.algorithm = algorithm == "heatbath" ? UpdateAlgorithm::heatbath : UpdateAlgorithm::metropolis;
-  s.model = model_kind == "potts" ? ModelKind::potts : ModelKind::ising;
+  s.sequence.clear();
+  for (const std::string& a : sequence) {
+    s.sequence.push_back(a == "heatbath"         ? UpdateAlgorithm::heatbath
+                         : a == "overrelaxation" ? UpdateAlgorithm::overrelaxation
+                                                 : UpdateAlgorithm::metropolis);
+  }
+  s.model = model_kind == "potts" ? ModelKind::potts
+            : model_kind == "on"  ? ModelKind::on
+            : model_kind == "phi4" ? ModelKind::phi4
+                                   : ModelKind::ising;
   s.q = q;
+  s.n = n;
+  s.precision = precision == "float" ? Precision::float32 : Precision::float64;
+  s.hits = hits;
+  s.step = step;
+  s.tune_step = tune_step;
+  s.target_acceptance = target_acceptance;
   s.seed = seed;
   s.start = start == "cold" ? InitialState::cold : InitialState::hot;
   s.cpu_threads = threads;
@@ -421,21 +503,98 @@ Config read_point(const toml::table& root, const std::string& source_name,
   constexpr int64_t kMaxCount = int64_t(1) << 40;
   Config c;
   c.dims = r.dims();
-  c.model_kind = r.choice("model", "kind", std::nullopt, {"ising", "potts"});
+  c.model_kind = r.choice("model", "kind", std::nullopt, {"ising", "potts", "on", "phi4"});
+  const bool continuous = c.model_kind == "on" || c.model_kind == "phi4";
+  // A key that belongs to other models is refused rather than ignored.
+  auto only_for = [&](const char* section, const char* key, const std::string& who) {
+    if (const toml::node* node = r.find(section, key))
+      r.fail(*node, std::string(section) + "." + key, "only " + who + " take this key");
+  };
   if (c.model_kind == "potts") {
     c.q = static_cast<int>(r.integer("model", "q", std::nullopt, 2, 256, "number of Potts states"));
-  } else if (const toml::node* q = r.find("model", "q")) {
-    r.fail(*q, "model.q", "only the Potts model has states to count (model.kind = \"potts\")");
+  } else {
+    only_for("model", "q", "Potts models (model.kind = \"potts\")");
   }
-  c.beta = r.number("model", "beta", std::nullopt, 0.0, "inverse temperature, a number >= 0");
+  if (c.model_kind == "on") {
+    c.n = static_cast<int>(
+        r.integer("model", "n", std::nullopt, 2, 4, "spin components: 2 XY, 3 Heisenberg, 4"));
+  } else {
+    only_for("model", "n", "O(n) models (model.kind = \"on\")");
+  }
+  if (c.model_kind == "phi4") {
+    only_for("model", "beta", "Ising, Potts and O(n) models; phi^4 uses model.kappa and model.lambda");
+    c.kappa = r.number("model", "kappa", std::nullopt, 0.0, "hopping parameter, a number >= 0");
+    c.lambda = r.number("model", "lambda", std::nullopt, 0.0, "quartic coupling, a number >= 0");
+  } else {
+    c.beta = r.number("model", "beta", std::nullopt, 0.0, "inverse temperature, a number >= 0");
+    only_for("model", "kappa", "phi^4 models (model.kind = \"phi4\")");
+    only_for("model", "lambda", "phi^4 models (model.kind = \"phi4\")");
+  }
   c.field = r.number("model", "h", 0.0, -std::numeric_limits<double>::max(), "external field");
-  c.algorithm = r.choice("update", "algorithm", "metropolis", {"metropolis", "heatbath"});
+  if (continuous) {
+    c.precision = r.choice("model", "precision", "double", {"double", "float"});
+  } else {
+    only_for("model", "precision", "continuous models (\"on\", \"phi4\")");
+  }
+
+  // The update sequence: update.algorithm names one pass, update.sequence several.
+  std::vector<std::string> algorithms{"metropolis", "heatbath"};
+  if (c.model_kind == "on") algorithms.push_back("overrelaxation");
+  if (c.model_kind == "phi4") algorithms = {"metropolis", "overrelaxation"};
+  const toml::node* algorithm_node = r.find("update", "algorithm");
+  const toml::node* sequence_node = r.find("update", "sequence");
+  if (algorithm_node && sequence_node) {
+    r.fail(*sequence_node, "update.sequence",
+           "give either update.algorithm (one pass per sweep) or update.sequence, not both");
+  } else if (sequence_node) {
+    c.sequence = r.choice_list("update", "sequence", algorithms, kMaxUpdatePasses);
+    if (!c.sequence.empty() &&
+        std::all_of(c.sequence.begin(), c.sequence.end(),
+                    [](const std::string& a) { return a == "overrelaxation"; })) {
+      r.fail(*sequence_node, "update.sequence",
+             "over-relaxation alone is not ergodic (it keeps the energy); add a \"metropolis\"" +
+                 std::string(c.model_kind == "on" ? " or \"heatbath\"" : "") + " pass");
+      c.sequence.clear();
+    }
+  } else {
+    c.sequence = {r.choice("update", "algorithm", "metropolis", algorithms)};
+    if (c.sequence[0] == "overrelaxation") {
+      r.fail(*algorithm_node, "update.algorithm",
+             "over-relaxation alone is not ergodic (it keeps the energy); use update.sequence to "
+             "combine it with \"metropolis\"" +
+                 std::string(c.model_kind == "on" ? " or \"heatbath\"" : ""));
+      c.sequence.clear();
+    }
+  }
+  c.algorithm = join(c.sequence, ", ");
+  if (continuous) {
+    c.hits = static_cast<int>(
+        r.integer("update", "hits", 1, 1, 255, "Metropolis proposals per site and pass"));
+    c.step = r.number("update", "step", 1.0, 0.0, "initial Metropolis step size, > 0");
+    if (const toml::node* node = r.find("update", "step"); node && !(c.step > 0.0)) {
+      r.fail(*node, "update.step", "must be > 0 (initial Metropolis step size)");
+    }
+    c.tune_step = r.boolean("update", "tune", true,
+                            "tune the Metropolis step during thermalization, then freeze it");
+    c.target_acceptance = r.number("update", "target_acceptance", 0.5, 0.0,
+                                   "Metropolis acceptance the tuning aims at, in (0, 1)");
+    if (const toml::node* node = r.find("update", "target_acceptance");
+        node && !(c.target_acceptance > 0.0 && c.target_acceptance < 1.0)) {
+      r.fail(*node, "update.target_acceptance", "must be strictly between 0 and 1");
+    }
+  } else {
+    for (const char* key : {"hits", "step", "tune", "target_acceptance"})
+      only_for("update", key, "continuous models (\"on\", \"phi4\")");
+  }
   // In one dimension at h = 0, a two-state Metropolis update flips every spin with dE = 0 for
   // certain, so checkerboard sweeps move domain walls ballistically and conserve the number
   // of right- minus left-moving walls: the chain is not ergodic and its averages are wrong.
-  if (c.dims.size() == 1 && c.algorithm == "metropolis" && c.field == 0.0 &&
+  const bool only_metropolis =
+      !c.sequence.empty() && std::all_of(c.sequence.begin(), c.sequence.end(),
+                                         [](const std::string& a) { return a == "metropolis"; });
+  if (c.dims.size() == 1 && only_metropolis && c.field == 0.0 &&
       (c.model_kind == "ising" || c.q == 2)) {
-    const toml::node* a = r.find("update", "algorithm");
+    const toml::node* a = algorithm_node ? algorithm_node : sequence_node;
     errors.push_back((a ? where(a->source(), source_name) : source_name) +
                      ": update.algorithm = \"metropolis\": in one dimension at h = 0 checkerboard "
                      "Metropolis sweeps of a two-state model are not ergodic (domain walls move "
@@ -461,22 +620,28 @@ Config read_point(const toml::table& root, const std::string& source_name,
                             "measurements between flushes to disk");
   c.replicas = static_cast<int>(r.integer("run", "replicas", 1, 1, kMaxReplicas,
                                           "independent replicas of the chain in one process"));
-  if (c.replicas > 1 && !c.dims.empty()) {
-    const long double needed = 2.0L * c.replicas * c.volume();
+  if (!c.dims.empty() && errors.empty()) {
+    // The spins and their lexicographic copy for output, in the model's own size.
+    const long double needed = 2.0L * c.replicas * c.volume() * site_bytes(c.engine_settings());
     const long double available = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
                                   static_cast<long double>(sysconf(_SC_PAGE_SIZE));
     if (available > 0 && needed > available) {
-      errors.push_back(source_name + ": run.replicas = " + std::to_string(c.replicas) +
-                       ": the replicas need more host memory than this machine has");
+      std::ostringstream os;
+      os.precision(3);
+      os << source_name << ": lattice.dims with run.replicas = " << c.replicas << ": the "
+         << c.model_kind << " lattice needs " << static_cast<double>(needed / (1L << 30))
+         << " GiB of host memory but this machine has "
+         << static_cast<double>(available / (1L << 30)) << " GiB";
+      errors.push_back(os.str());
     }
   }
 
   if (errors.empty() &&
       static_cast<long double>(c.measurements) * c.measure_every + c.thermalization >
-          static_cast<long double>(int64_t(1) << 62)) {
-    errors.push_back(
-        source_name +
-        ": run.thermalization + run.measurements * run.measure_every is too many sweeps");
+          static_cast<long double>(kMaxSweeps)) {
+    errors.push_back(source_name +
+                     ": run.thermalization + run.measurements * run.measure_every is more than "
+                     "2^44 sweeps, the most the random-number counter can name");
   }
   return c;
 }

@@ -32,11 +32,20 @@ struct ConfigOverrides {
 
 struct Config {
   std::vector<int64_t> dims;
-  std::string model_kind;
-  int q = 0;  ///< Potts states (model.q); 0 for other models
-  double beta = 0.0;
+  std::string model_kind;  ///< "ising", "potts", "on" or "phi4"
+  int q = 0;               ///< Potts states (model.q); 0 for other models
+  int n = 0;               ///< O(n) components (model.n); 0 for other models
+  std::string precision;   ///< "float" or "double" for continuous models; empty otherwise
+  double beta = 0.0;       ///< Ising, Potts, O(n)
+  double kappa = 0.0;      ///< phi^4
+  double lambda = 0.0;     ///< phi^4
   double field = 0.0;
-  std::string algorithm;  ///< "metropolis" or "heatbath"
+  std::vector<std::string> sequence;  ///< update passes of one sweep, e.g. {"heatbath"}
+  std::string algorithm;              ///< the sequence as text, passes joined by ", "
+  int hits = 1;                       ///< continuous models: Metropolis proposals per site
+  double step = 1.0;                  ///< continuous models: initial Metropolis step
+  bool tune_step = true;
+  double target_acceptance = 0.5;
   int64_t thermalization = 0;
   int64_t measurements = 0;
   int64_t measure_every = 1;
@@ -70,7 +79,7 @@ Config parse_config(const std::string& text, const std::string& source_name,
 Config load_config(const std::string& path, const ConfigOverrides& overrides = {});
 
 /// Every run an input describes: one point, or one per point of a parameter sweep (lists or
-/// {start, stop, num} ranges for model.beta and model.h, a list of arrays for lattice.dims;
+/// {start, stop, num} ranges for model.beta, model.kappa, model.lambda and model.h, a list of arrays for lattice.dims;
 /// points are the cartesian product, the last swept key varying fastest). A sweep's points
 /// write <stem>.<index><ext> with the seed hashed from (run.seed, index).
 struct RunPlan {

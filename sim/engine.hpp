@@ -21,16 +21,26 @@ class InputError : public std::runtime_error {
 };
 
 enum class InitialState { cold, hot };
-enum class ModelKind { ising, potts };
+enum class ModelKind { ising, potts, on, phi4 };
+enum class Precision { float32, float64 };  ///< of a continuous model's field
 
 /// What an engine needs to know; derived from the validated configuration.
 struct EngineSettings {
   ModelKind model = ModelKind::ising;
   int q = 2;  ///< Potts states
+  int n = 3;  ///< O(n) components
+  Precision precision = Precision::float64;
   std::vector<int64_t> dims;
-  double beta = 0.0;
+  double beta = 0.0;    ///< Ising, Potts, O(n)
+  double kappa = 0.0;   ///< phi^4 hopping parameter
+  double lambda = 0.0;  ///< phi^4 quartic coupling
   double field = 0.0;
-  UpdateAlgorithm algorithm = UpdateAlgorithm::metropolis;
+  /// One sweep: these passes over the lattice, in order (each: colour 0, then colour 1).
+  std::vector<UpdateAlgorithm> sequence{UpdateAlgorithm::metropolis};
+  int hits = 1;                    ///< Metropolis proposals per site and pass (continuous models)
+  double step = 1.0;               ///< initial Metropolis step size (continuous models)
+  bool tune_step = true;           ///< tune the step during thermalization, then freeze it
+  double target_acceptance = 0.5;  ///< of Metropolis proposals, when tuning
   uint64_t seed = 0;
   InitialState start = InitialState::hot;
   int replicas = 1;  ///< independent chains of the same parameters, updated together
@@ -54,6 +64,26 @@ struct ExactHistogram {
   long long samples = 0;
 };
 
+/// Bytes of one site's variable for a model (for memory estimates before allocating).
+inline size_t site_bytes(const EngineSettings& s) {
+  const size_t real = s.precision == Precision::float32 ? 4 : 8;
+  switch (s.model) {
+    case ModelKind::on:
+      return real * static_cast<size_t>(s.n);
+    case ModelKind::phi4:
+      return real;
+    default:
+      return 1;
+  }
+}
+
+/// The Metropolis step and its acceptance, for models with a continuous proposal.
+struct StepTuning {
+  bool applies = false;      ///< the model has a tunable step and the sequence a Metropolis pass
+  double step = 0.0;         ///< the step in use (frozen after thermalization)
+  double acceptance = -1.0;  ///< over the last block of thermalization sweeps; -1: not measured
+};
+
 /// A Markov chain (or several replicas of it) on one backend. Sweep indices are global: sweep
 /// k always uses the random numbers of sweep k, whoever runs it, so chains do not depend on
 /// how the sweeps are cut into calls.
@@ -62,8 +92,13 @@ class Engine {
   virtual ~Engine() = default;
   /// Sets the configuration at sweep 0.
   virtual void initialize() = 0;
-  /// Performs sweeps first, first+1, ..., first+count-1 (each: colour 0, then colour 1).
+  /// Performs sweeps first, first+1, ..., first+count-1 (each: the update sequence's passes).
   virtual void sweep(uint64_t first, uint64_t count) = 0;
+  /// Thermalization sweeps: like sweep(), but also measures the Metropolis acceptance and, when
+  /// tuning is on, rescales the step towards the target acceptance afterwards. Counting does
+  /// not touch random numbers, so only the step size differs from sweep().
+  virtual void thermalization_sweep(uint64_t first, uint64_t count) = 0;
+  virtual StepTuning step_tuning() const = 0;
   /// Names of the per-site observables each measurement yields per replica, in order.
   virtual std::vector<std::string> observable_names() const = 0;
   virtual std::vector<std::string> observable_descriptions() const = 0;
@@ -76,8 +111,9 @@ class Engine {
   /// Exact histograms of everything collected so far.
   virtual const std::vector<ExactHistogram>& histograms() const = 0;
   /// Copies every replica's configuration in lexicographic order into out
-  /// (replicas() * volume() entries, replica-major).
-  virtual void configuration(int8_t* out) = 0;
+  /// (replicas() * volume() sites, replica-major, each snapshot_format().components values).
+  virtual void configuration(void* out) = 0;
+  virtual SnapshotFormat snapshot_format() const = 0;
   virtual int replicas() const = 0;
   virtual int64_t volume() const = 0;
   virtual std::string backend_name() const = 0;  ///< "cpu" or "cuda"

@@ -1,7 +1,9 @@
 #include "kernels/backend/cuda_exec.cuh"
-#include "sim/lattice_engine.hpp"
+#include "sim/engine_families.hpp"
 
 namespace lattica {
+
+template std::unique_ptr<Engine> make_discrete_engine<CudaExec>(const EngineSettings&);
 
 int cuda_device_count(std::string& reason) {
   int count = 0;
@@ -31,14 +33,13 @@ std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
   LATTICA_CUDA_CHECK(cudaSetDevice(settings.cuda_device));
   int64_t volume = 1;
   for (int64_t l : settings.dims) volume *= l;
-  // Spins and their lexicographic copy (one byte each per site and replica), the queued
-  // measurements' exact sums, and reduction and histogram scratch.
-  const size_t sums_bytes =
-      settings.model == ModelKind::potts ? sizeof(PottsSums) : sizeof(IsingSums);
-  const size_t needed =
-      2 * static_cast<size_t>(volume) * settings.replicas +
-      static_cast<size_t>(settings.measurement_capacity) * settings.replicas * sums_bytes +
-      (size_t(1) << 22);
+  // Spins and their lexicographic copy, per-site acceptance counts, the queued measurements'
+  // sums, and reduction and histogram scratch.
+  const size_t sites = static_cast<size_t>(volume) * settings.replicas;
+  const size_t needed = sites * (2 * site_bytes(settings) + 1) +
+                        static_cast<size_t>(settings.measurement_capacity) * settings.replicas *
+                            kMaxSumsBytes +
+                        (size_t(1) << 22);
   size_t free_bytes = 0, total_bytes = 0;
   LATTICA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (needed > free_bytes) {
@@ -46,8 +47,7 @@ std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
                      " MiB of GPU memory but only " + std::to_string(free_bytes >> 20) +
                      " MiB are free on CUDA device " + std::to_string(settings.cuda_device));
   }
-  return make_lattice_engine<CudaExec>(settings, "cuda", settings.cuda_device,
-                                       settings.cuda_block_size);
+  return make_lattice_engine<CudaExec>(settings);
 }
 
 }  // namespace lattica

@@ -1,26 +1,46 @@
 #pragma once
-// The sampler of every discrete spin model, written once over an execution policy (CpuExec or
+// The sampler of every lattice model, written once over an execution policy (CpuExec or
 // CudaExec) and a model (kernels/models/lattice_model.hpp).
 
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
+#include "kernels/backend/exec_options.hpp"
 #include "kernels/lattice/checkerboard.hpp"
 #include "kernels/models/ising.hpp"
 #include "kernels/models/lattice_model.hpp"
+#include "kernels/models/on.hpp"
+#include "kernels/models/phi4.hpp"
 #include "kernels/models/potts.hpp"
 #include "sim/engine.hpp"
 
 namespace lattica {
 
 inline IsingParams model_params(IsingModel, const EngineSettings& s, int d) {
-  return make_ising_params(d, s.beta, s.field, s.algorithm, s.seed);
+  return make_ising_params(d, s.beta, s.field, s.seed);
 }
 inline PottsParams model_params(PottsModel, const EngineSettings& s, int d) {
-  return make_potts_params(d, s.q, s.beta, s.field, s.algorithm, s.seed);
+  return make_potts_params(d, s.q, s.beta, s.field, s.seed);
 }
+template <class Real, int N>
+OnParams model_params(OnModel<Real, N>, const EngineSettings& s, int d) {
+  return {s.seed, s.beta, s.field, s.step, s.hits, d};
+}
+template <class Real>
+Phi4Params model_params(Phi4Model<Real>, const EngineSettings& s, int d) {
+  return {s.seed, s.kappa, s.lambda, s.field, s.step, s.hits, d};
+}
+
+/// The largest measurement record of any model (for memory estimates).
+constexpr size_t kMaxSumsBytes =
+    std::max({sizeof(IsingSums), sizeof(PottsSums), sizeof(OnSums), sizeof(Phi4Sums)});
+
+/// Bounds of a tuned Metropolis step.
+constexpr double kMinStep = 1e-6;
+constexpr double kMaxStep = 1e3;
 
 template <class Exec, int D, class Model>
 class LatticeEngine final : public Engine {
@@ -28,18 +48,27 @@ class LatticeEngine final : public Engine {
   using Sums = typename Model::Sums;
 
  public:
-  template <class... ExecArgs>
-  LatticeEngine(const EngineSettings& settings, std::string backend, ExecArgs&&... exec_args)
-      : exec_(std::forward<ExecArgs>(exec_args)...),
+  explicit LatticeEngine(const EngineSettings& settings)
+      : exec_(ExecOptions{settings.cpu_threads, settings.cuda_device, settings.cuda_block_size}),
         lattice_(Checkerboard<D>::make(settings.dims.data())),
         params_(model_params(Model{}, settings, D)),
         settings_(settings),
-        backend_(std::move(backend)),
         spins_(exec_.template allocate<Spin>(settings.replicas * lattice_.volume())),
         lexicographic_(exec_.template allocate<Spin>(settings.replicas * lattice_.volume())),
         sums_(exec_.template allocate<Sums>(settings.measurement_capacity * settings.replicas)) {
     for (const HistogramInfo& info : Model::histograms()) {
       histograms_.push_back({info.name, info.description, {}, 0});
+    }
+    if (settings.sequence.empty() || settings.sequence.size() > kMaxUpdatePasses) {
+      throw InputError("update.sequence: 1 to " + std::to_string(kMaxUpdatePasses) +
+                       " passes per sweep");
+    }
+    if constexpr (Model::kTunableStep) {
+      for (UpdateAlgorithm a : settings.sequence) metropolis_passes_ += a == UpdateAlgorithm::metropolis;
+      if (metropolis_passes_ > 0) {
+        accepted_ = exec_.template allocate<uint8_t>(settings.replicas * lattice_.half_volume);
+        acceptance_sums_ = exec_.template allocate<long long>(kMaxUpdatePasses * 2);
+      }
     }
   }
 
@@ -50,17 +79,45 @@ class LatticeEngine final : public Engine {
   }
 
   void sweep(uint64_t first, uint64_t count) override {
+    for (uint64_t s = first; s < first + count; ++s) sweep_once(s, false);
+  }
+
+  void thermalization_sweep(uint64_t first, uint64_t count) override {
+    if (metropolis_passes_ == 0) return sweep(first, count);
+    long long accepted = 0;
     for (uint64_t s = first; s < first + count; ++s) {
-      for (int colour = 0; colour < 2; ++colour) {
-        exec_.for_each(replicas() * lattice_.half_volume,
-                       UpdateColour<D, Model>{lattice_, params_, spins_.data(), colour, s});
+      sweep_once(s, true);
+      host_acceptance_.resize(static_cast<size_t>(acceptance_slots_));
+      exec_.copy_to_host(acceptance_sums_, host_acceptance_.data(), acceptance_slots_);
+      for (long long a : host_acceptance_) accepted += a;
+    }
+    const double proposals = static_cast<double>(count) * metropolis_passes_ * settings_.hits *
+                             static_cast<double>(lattice_.volume()) * replicas();
+    acceptance_ = proposals > 0 ? accepted / proposals : -1.0;
+    if constexpr (Model::kTunableStep) {
+      if (settings_.tune_step && acceptance_ >= 0) {
+        // Larger steps lower the acceptance; scale by the ratio, at most a factor 2 at a time.
+        const double ratio = std::clamp(acceptance_ / settings_.target_acceptance, 0.5, 2.0);
+        params_.step = std::clamp(params_.step * ratio, kMinStep, kMaxStep);
       }
     }
   }
 
-  std::vector<std::string> observable_names() const override { return Model::observable_names(); }
+  StepTuning step_tuning() const override {
+    StepTuning t;
+    if constexpr (Model::kTunableStep) {
+      t.applies = metropolis_passes_ > 0;
+      t.step = params_.step;
+      t.acceptance = acceptance_;
+    }
+    return t;
+  }
+
+  std::vector<std::string> observable_names() const override {
+    return Model::observable_names(params_);
+  }
   std::vector<std::string> observable_descriptions() const override {
-    return Model::observable_descriptions();
+    return Model::observable_descriptions(params_);
   }
 
   void measure() override {
@@ -82,37 +139,60 @@ class LatticeEngine final : public Engine {
     const int64_t n = queued_ * replicas();
     host_sums_.resize(static_cast<size_t>(n));
     exec_.copy_to_host(sums_, host_sums_.data(), n);
-    // Exact sums until this last step, so both backends give the same doubles.
-    const size_t n_obs = Model::observable_names().size();
+    // Discrete models: exact sums until this last step, so both backends give the same doubles.
+    const size_t n_obs = observable_names().size();
     out.count = queued_;
     out.values.resize(static_cast<size_t>(n) * n_obs);
     for (int64_t i = 0; i < n; ++i) {
       Model::observables(params_, host_sums_[static_cast<size_t>(i)],
                          static_cast<double>(lattice_.volume()), &out.values[i * n_obs]);
     }
-    const std::vector<HistogramInfo> info = Model::histograms();
-    for (size_t h = 0; h < histograms_.size(); ++h) {
-      accumulate_histogram(histograms_[h], n, static_cast<int>(h), info[h].step);
+    if constexpr (Model::kExactHistograms) {
+      const std::vector<HistogramInfo> info = Model::histograms();
+      for (size_t h = 0; h < histograms_.size(); ++h) {
+        accumulate_histogram(histograms_[h], n, static_cast<int>(h), info[h].step);
+      }
     }
     queued_ = 0;
   }
 
   const std::vector<ExactHistogram>& histograms() const override { return histograms_; }
 
-  void configuration(int8_t* out) override {
+  void configuration(void* out) override {
     exec_.for_each(replicas() * lattice_.volume(),
                    GatherLexicographic<D, Spin>{lattice_, spins_.data(), lexicographic_.data()});
-    static_assert(sizeof(Spin) == 1, "configurations are written as one byte per site");
-    exec_.copy_to_host(lexicographic_, reinterpret_cast<Spin*>(out));
+    exec_.copy_to_host(lexicographic_, static_cast<Spin*>(out));
   }
+  SnapshotFormat snapshot_format() const override { return Model::snapshot_format(params_); }
 
   int replicas() const override { return settings_.replicas; }
   int64_t volume() const override { return lattice_.volume(); }
-  std::string backend_name() const override { return backend_; }
+  std::string backend_name() const override { return Exec::kBackendName; }
   std::string device_name() const override { return exec_.device_name(); }
   void synchronize() override { exec_.synchronize(); }
 
  private:
+  /// Sweep s: every pass of the sequence over both colours. With count_accepted, each
+  /// Metropolis half-pass's accepted moves are summed into acceptance_sums_ (no host wait).
+  void sweep_once(uint64_t s, bool count_accepted) {
+    acceptance_slots_ = 0;
+    for (size_t pass = 0; pass < settings_.sequence.size(); ++pass) {
+      const UpdateAlgorithm algorithm = settings_.sequence[pass];
+      const bool count = count_accepted && algorithm == UpdateAlgorithm::metropolis;
+      for (int colour = 0; colour < 2; ++colour) {
+        exec_.for_each(replicas() * lattice_.half_volume,
+                       UpdateColour<D, Model>{lattice_, params_, spins_.data(),
+                                              count ? accepted_.data() : nullptr, colour,
+                                              algorithm, static_cast<uint32_t>(pass), s});
+        if (count) {
+          exec_.template reduce_sum_into<long long>(replicas() * lattice_.half_volume,
+                                                    AcceptedAt{accepted_.data()},
+                                                    acceptance_sums_.data() + acceptance_slots_++);
+        }
+      }
+    }
+  }
+
   /// Bins the queued totals (still in the backend's memory) over the window of values they
   /// span, then adds the window to the sparse exact histogram.
   void accumulate_histogram(ExactHistogram& h, int64_t n, int which, long long step) {
@@ -138,47 +218,63 @@ class LatticeEngine final : public Engine {
   Checkerboard<D> lattice_;
   typename Model::Params params_;
   EngineSettings settings_;
-  std::string backend_;
   typename Exec::template Buffer<Spin> spins_;
   typename Exec::template Buffer<Spin> lexicographic_;
   typename Exec::template Buffer<Sums> sums_;  ///< queued measurements, [k][replica]
   typename Exec::template Buffer<unsigned long long> counts_;
+  typename Exec::template Buffer<uint8_t> accepted_;            ///< per site, while counting
+  typename Exec::template Buffer<long long> acceptance_sums_;  ///< per half-pass of a sweep
+  int metropolis_passes_ = 0;
+  int64_t acceptance_slots_ = 0;
+  double acceptance_ = -1.0;
   int64_t queued_ = 0;
   std::vector<Sums> host_sums_;
   std::vector<unsigned long long> host_counts_;
+  std::vector<long long> host_acceptance_;
   std::vector<ExactHistogram> histograms_;
 };
 
-template <class Exec, class Model, class... ExecArgs>
-std::unique_ptr<Engine> make_engine_for(const EngineSettings& settings, const std::string& backend,
-                                        ExecArgs&&... exec_args) {
+/// The engine of one model for the lattice dimension in settings.
+template <class Exec, class Model>
+std::unique_ptr<Engine> make_engine_for(const EngineSettings& settings) {
   switch (settings.dims.size()) {
     case 1:
-      return std::make_unique<LatticeEngine<Exec, 1, Model>>(settings, backend, exec_args...);
+      return std::make_unique<LatticeEngine<Exec, 1, Model>>(settings);
     case 2:
-      return std::make_unique<LatticeEngine<Exec, 2, Model>>(settings, backend, exec_args...);
+      return std::make_unique<LatticeEngine<Exec, 2, Model>>(settings);
     case 3:
-      return std::make_unique<LatticeEngine<Exec, 3, Model>>(settings, backend, exec_args...);
+      return std::make_unique<LatticeEngine<Exec, 3, Model>>(settings);
     case 4:
-      return std::make_unique<LatticeEngine<Exec, 4, Model>>(settings, backend, exec_args...);
+      return std::make_unique<LatticeEngine<Exec, 4, Model>>(settings);
     default:
       throw InputError("lattice.dims: 1 to 4 dimensions are supported");
   }
 }
 
+// Engines of one model family; each is instantiated in its own source file per backend
+// (sim/engine_<backend>_<family>), so the many instantiations compile in parallel.
+template <class Exec>
+std::unique_ptr<Engine> make_discrete_engine(const EngineSettings& settings);
+template <class Exec>
+std::unique_ptr<Engine> make_on_engine(const EngineSettings& settings);
+template <class Exec>
+std::unique_ptr<Engine> make_phi4_engine(const EngineSettings& settings);
+
 /// Instantiates the engine for the model and dimension in settings.
-template <class Exec, class... ExecArgs>
-std::unique_ptr<Engine> make_lattice_engine(const EngineSettings& settings,
-                                            const std::string& backend, ExecArgs&&... exec_args) {
+template <class Exec>
+std::unique_ptr<Engine> make_lattice_engine(const EngineSettings& settings) {
   if (settings.replicas < 1 || settings.replicas > static_cast<int>(kMaxReplicas) ||
       settings.measurement_capacity < 1) {
     throw InputError("run.replicas: must be between 1 and " + std::to_string(kMaxReplicas));
   }
   switch (settings.model) {
     case ModelKind::ising:
-      return make_engine_for<Exec, IsingModel>(settings, backend, exec_args...);
     case ModelKind::potts:
-      return make_engine_for<Exec, PottsModel>(settings, backend, exec_args...);
+      return make_discrete_engine<Exec>(settings);
+    case ModelKind::on:
+      return make_on_engine<Exec>(settings);
+    case ModelKind::phi4:
+      return make_phi4_engine<Exec>(settings);
   }
   throw InputError("model.kind: unknown model");
 }

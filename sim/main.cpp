@@ -43,9 +43,15 @@ lattica::RunMetadata metadata(const lattica::Config& config, const lattica::Engi
   meta.dims = config.dims;
   meta.model = config.model_kind;
   meta.q = config.q;
+  meta.n = config.n;
+  meta.precision = config.precision;
   meta.algorithm = config.algorithm;
   meta.beta = config.beta;
+  meta.kappa = config.kappa;
+  meta.lambda = config.lambda;
   meta.field = config.field;
+  meta.hits = config.hits;
+  meta.snapshot = engine.snapshot_format();
   meta.seed = config.seed;
   meta.backend = engine.backend_name();
   meta.device = engine.device_name();
@@ -71,11 +77,19 @@ void run_point(const lattica::Config& config, bool force, bool quiet) {
   if (!quiet) {
     std::fprintf(stderr,
                  "sim: wrote %s: %lld sweeps of %lld sites x %d replica(s), %lld measurements, "
-                 "%lld snapshots in %.2f s (%.3f spin flips/ns, %s)\n",
+                 "%lld snapshots in %.2f s (%.3f site updates/ns, %s)\n",
                  config.output_path.c_str(), static_cast<long long>(s.sweeps),
                  static_cast<long long>(engine->volume()), engine->replicas(),
                  static_cast<long long>(s.measurements), static_cast<long long>(s.snapshots),
                  s.seconds, s.site_updates_per_ns, engine->backend_name().c_str());
+    const lattica::StepTuning t = engine->step_tuning();
+    if (t.applies) {
+      if (t.acceptance >= 0)
+        std::fprintf(stderr, "sim: Metropolis step %.6g (%s), acceptance %.3f\n", t.step,
+                     config.tune_step ? "tuned during thermalization" : "fixed", t.acceptance);
+      else
+        std::fprintf(stderr, "sim: Metropolis step %.6g (no thermalization to tune it)\n", t.step);
+    }
   }
 }
 

@@ -114,11 +114,11 @@ void append_rows(hid_t set, hid_t type, int64_t first, int64_t count,
 
 /// Snapshot chunks: one frame, cut along the leading axes to at most 64 MiB (HDF5 caps a
 /// chunk at 4 GiB, and smaller chunks keep partial reads cheap).
-std::vector<hsize_t> snapshot_chunk(const std::vector<hsize_t>& tail) {
+std::vector<hsize_t> snapshot_chunk(const std::vector<hsize_t>& tail, size_t element_bytes) {
   std::vector<hsize_t> chunk{1};
   chunk.insert(chunk.end(), tail.begin(), tail.end());
   auto bytes = [&] {
-    hsize_t b = 1;
+    hsize_t b = element_bytes;
     for (hsize_t c : chunk) b *= c;
     return b;
   };
@@ -175,8 +175,22 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
   write_string_attribute(root, "backend", m.backend);
   write_string_attribute(root, "device", m.device);
   write_numeric_attribute(root, "seed", H5T_NATIVE_UINT64, &m.seed, 1, true);
-  write_numeric_attribute(root, "beta", H5T_NATIVE_DOUBLE, &m.beta, 1, true);
+  if (m.model == "phi4") {
+    write_numeric_attribute(root, "kappa", H5T_NATIVE_DOUBLE, &m.kappa, 1, true);
+    write_numeric_attribute(root, "lambda", H5T_NATIVE_DOUBLE, &m.lambda, 1, true);
+  } else {
+    write_numeric_attribute(root, "beta", H5T_NATIVE_DOUBLE, &m.beta, 1, true);
+  }
   write_numeric_attribute(root, "h", H5T_NATIVE_DOUBLE, &m.field, 1, true);
+  if (m.n > 0) {
+    const int64_t n = m.n;
+    write_numeric_attribute(root, "n", H5T_NATIVE_INT64, &n, 1, true);
+  }
+  if (!m.precision.empty()) {
+    write_string_attribute(root, "precision", m.precision);
+    const int64_t hits = m.hits;
+    write_numeric_attribute(root, "hits", H5T_NATIVE_INT64, &hits, 1, true);
+  }
   write_numeric_attribute(root, "lattice_dims", H5T_NATIVE_INT64, m.dims.data(), m.dims.size(),
                           false);
   if (m.q > 0) {
@@ -205,17 +219,30 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
 
   snapshots_group_ = H5Id(
       H5_CHECK(H5Gcreate2(root, "snapshots", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), H5Gclose);
-  std::vector<hsize_t> tail = replica_axis();
-  tail.insert(tail.end(), m.dims.begin(), m.dims.end());
-  // Ising spins are +-1 (int8); Potts states 0 .. q-1 need all of uint8 (q up to 256).
-  snapshot_type_ = m.q > 0 ? H5T_NATIVE_UINT8 : H5T_NATIVE_INT8;
+  switch (m.snapshot.type) {
+    case ElementType::int8:
+      snapshot_type_ = H5T_NATIVE_INT8;
+      break;
+    case ElementType::uint8:
+      snapshot_type_ = H5T_NATIVE_UINT8;
+      break;
+    case ElementType::float32:
+      snapshot_type_ = H5T_NATIVE_FLOAT;
+      break;
+    case ElementType::float64:
+      snapshot_type_ = H5T_NATIVE_DOUBLE;
+      break;
+  }
+  snapshot_components_ = m.snapshot.components;
+  const std::vector<hsize_t> tail = snapshot_tail();
   snapshot_set_ = create_extendable(snapshots_group_.get(), "configuration", snapshot_type_, tail,
-                                    snapshot_chunk(tail));
-  const std::string values = m.q > 0 ? "Potts states 0 .. q-1 (uint8)" : "spins +1/-1 (int8)";
+                                    snapshot_chunk(tail, H5Tget_size(snapshot_type_)));
   write_string_attribute(
       snapshot_set_.get(), "description",
-      values + (replicas_ > 1 ? ", frames x replicas x lattice" : ", frames x lattice") +
-          " in lexicographic order (last axis fastest)");
+      std::string(m.snapshot.description) +
+          (replicas_ > 1 ? ", frames x replicas x lattice" : ", frames x lattice") +
+          (snapshot_components_ > 1 ? " x components" : "") +
+          " in lexicographic order (last lattice axis fastest)");
   snapshot_sweep_set_ =
       create_extendable(snapshots_group_.get(), "sweep", H5T_NATIVE_INT64, {}, {256});
   write_string_attribute(snapshot_sweep_set_.get(), "description",
@@ -240,12 +267,27 @@ void OutputFile::append_measurements(const std::vector<int64_t>& sweeps,
   measurements_ += count;
 }
 
-void OutputFile::append_snapshot(int64_t sweep, const int8_t* configuration) {
-  std::vector<hsize_t> tail = replica_axis();
-  tail.insert(tail.end(), dims_.begin(), dims_.end());
-  append_rows(snapshot_set_.get(), snapshot_type_, snapshots_, 1, tail, configuration);
+void OutputFile::append_snapshot(int64_t sweep, const void* configuration) {
+  append_rows(snapshot_set_.get(), snapshot_type_, snapshots_, 1, snapshot_tail(), configuration);
   append_rows(snapshot_sweep_set_.get(), H5T_NATIVE_INT64, snapshots_, 1, {}, &sweep);
   ++snapshots_;
+}
+
+std::vector<hsize_t> OutputFile::snapshot_tail() const {
+  std::vector<hsize_t> tail = replica_axis();
+  tail.insert(tail.end(), dims_.begin(), dims_.end());
+  if (snapshot_components_ > 1) tail.push_back(static_cast<hsize_t>(snapshot_components_));
+  return tail;
+}
+
+void OutputFile::write_step_tuning(const StepTuning& tuning) {
+  if (!tuning.applies) return;
+  const hid_t root = file_.get();
+  for (const auto& [name, value] : {std::pair<const char*, double>{"metropolis_step", tuning.step},
+                                    {"metropolis_acceptance", tuning.acceptance}}) {
+    if (H5_CHECK(H5Aexists(root, name)) > 0) H5_CHECK(H5Adelete(root, name));
+    write_numeric_attribute(root, name, H5T_NATIVE_DOUBLE, &value, 1, true);
+  }
 }
 
 std::vector<hsize_t> OutputFile::replica_axis() const {

@@ -49,10 +49,16 @@ struct RunMetadata {
   std::string input_path;
   std::vector<int64_t> dims;
   std::string model;
-  int q = 0;  ///< Potts states; 0 for other models
-  std::string algorithm;
-  double beta = 0.0;
+  int q = 0;              ///< Potts states; 0 for other models
+  int n = 0;              ///< O(n) components; 0 for other models
+  std::string precision;  ///< continuous models: "float" or "double"
+  std::string algorithm;  ///< the update sequence, passes joined by ", "
+  double beta = 0.0;      ///< written for every model but phi^4
+  double kappa = 0.0;     ///< phi^4
+  double lambda = 0.0;    ///< phi^4
   double field = 0.0;
+  int hits = 0;  ///< continuous models: Metropolis proposals per site and pass
+  SnapshotFormat snapshot{ElementType::int8, 1, "spins +1/-1 (int8)"};
   uint64_t seed = 0;
   std::string backend;
   std::string device;
@@ -71,9 +77,12 @@ class OutputFile {
   /// Appends measurements: sweeps[k] and values[(k * replicas + r) * n_observables + o].
   void append_measurements(const std::vector<int64_t>& sweeps, const std::vector<double>& values);
 
-  /// Appends one lexicographic configuration per replica (one byte per site: int8 spins, or
-  /// uint8 Potts states; replicas * volume entries) taken after `sweep` sweeps.
-  void append_snapshot(int64_t sweep, const int8_t* configuration);
+  /// Appends one lexicographic configuration per replica (replicas * volume sites in the
+  /// metadata's snapshot format) taken after `sweep` sweeps.
+  void append_snapshot(int64_t sweep, const void* configuration);
+
+  /// Records the Metropolis step used after thermalization and its measured acceptance.
+  void write_step_tuning(const StepTuning& tuning);
 
   /// Writes exact histograms as /histograms/<name>/{values,counts} (replacing earlier ones).
   void write_histograms(const std::vector<ExactHistogram>& histograms);
@@ -84,12 +93,14 @@ class OutputFile {
   void close();
 
  private:
-  std::vector<hsize_t> replica_axis() const;  ///< {R} when replicas > 1, else empty
+  std::vector<hsize_t> replica_axis() const;   ///< {R} when replicas > 1, else empty
+  std::vector<hsize_t> snapshot_tail() const;  ///< [R,] L0, ..., [components]
   std::vector<hsize_t> chunk_rows(hsize_t rows) const;
   std::string path_;
   std::vector<int64_t> dims_;
   int replicas_ = 1;
-  hid_t snapshot_type_ = H5T_NATIVE_INT8;  ///< memory and file type of configuration bytes
+  hid_t snapshot_type_ = H5T_NATIVE_INT8;  ///< memory and file type of configuration values
+  int snapshot_components_ = 1;
   H5Id file_;
   H5Id observables_group_;
   H5Id snapshots_group_;

@@ -11,6 +11,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// Thermalization sweeps between two adjustments of the Metropolis step.
+constexpr int64_t kTuningBlock = 10;
+
 /// A status line on stderr, redrawn at most twice a second.
 class Progress {
  public:
@@ -52,10 +55,15 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
   std::vector<int64_t> sweeps;  // measurements waiting to be written
   std::vector<double> values;
   MeasurementBatch batch;
-  std::vector<int8_t> frame;
+  std::vector<unsigned char> frame;
   RunSummary summary;
+  const SnapshotFormat format = engine.snapshot_format();
+  const size_t value_bytes = format.type == ElementType::float64   ? 8
+                             : format.type == ElementType::float32 ? 4
+                                                                   : 1;
   auto take_snapshot = [&](int64_t sweep) {
-    frame.resize(static_cast<size_t>(engine.replicas() * engine.volume()));
+    frame.resize(static_cast<size_t>(engine.replicas() * engine.volume()) * format.components *
+                 value_bytes);
     engine.configuration(frame.data());
     output.append_snapshot(sweep, frame.data());
     ++summary.snapshots;
@@ -84,14 +92,17 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
     // progress redraw (bounded steps keep the status line live on long runs).
     int64_t next = std::min<int64_t>(total, sweep + 1024);
     if (sweep < therm) {
-      next = std::min(next, therm);
+      // Thermalization goes in blocks that measure the Metropolis acceptance and tune the step.
+      next = std::min({next, therm, sweep + kTuningBlock});
+      engine.thermalization_sweep(static_cast<uint64_t>(sweep),
+                                  static_cast<uint64_t>(next - sweep));
     } else {
       const int64_t into = sweep - therm;
       next = std::min(next, therm + (into / config.measure_every + 1) * config.measure_every);
       if (config.snapshot_every > 0)
         next = std::min(next, therm + (into / config.snapshot_every + 1) * config.snapshot_every);
+      engine.sweep(static_cast<uint64_t>(sweep), static_cast<uint64_t>(next - sweep));
     }
-    engine.sweep(static_cast<uint64_t>(sweep), static_cast<uint64_t>(next - sweep));
     sweep = next;
     if (sweep > therm) {
       const int64_t into = sweep - therm;
@@ -115,6 +126,7 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
   write_measurements();
   if (last_snapshot != total) take_snapshot(total);  // the final configuration, always
   output.write_histograms(engine.histograms());
+  output.write_step_tuning(engine.step_tuning());
   engine.synchronize();
   output.flush();
   progress.finish();
@@ -123,7 +135,8 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   summary.site_updates_per_ns = summary.seconds > 0
                                     ? static_cast<double>(total) * engine.volume() *
-                                          engine.replicas() / (summary.seconds * 1e9)
+                                          engine.replicas() * config.sequence.size() /
+                                          (summary.seconds * 1e9)
                                     : 0.0;
   return summary;
 }

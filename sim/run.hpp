@@ -15,7 +15,7 @@ struct RunSummary {
   int64_t measurements = 0;
   int64_t snapshots = 0;
   double seconds = 0.0;
-  double site_updates_per_ns = 0.0;
+  double site_updates_per_ns = 0.0;  ///< every pass of the update sequence counts
 };
 
 /// Runs the chain described by config on engine, writing to output. progress: print a

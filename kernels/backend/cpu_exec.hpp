@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/backend/exec_options.hpp"
+
 namespace lattica {
 
 /// Host memory owned by the CPU backend.
@@ -28,8 +30,11 @@ class CpuExec {
   template <class T>
   using Buffer = HostBuffer<T>;
 
+  static constexpr const char* kBackendName = "cpu";
+
   /// threads = 0 uses OpenMP's default (OMP_NUM_THREADS or the core count).
   explicit CpuExec(int threads) : threads_(threads > 0 ? threads : omp_get_max_threads()) {}
+  explicit CpuExec(const ExecOptions& options) : CpuExec(options.cpu_threads) {}
 
   /// Sum of f(i) over [0, n) stored into *result.
   template <class T, class F>

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "kernels/backend/cuda_check.hpp"
+#include "kernels/backend/exec_options.hpp"
 #include "kernels/histogram/histogram.cuh"
 #include "kernels/reduce/reduce.cuh"
 
@@ -53,6 +54,11 @@ class CudaExec {
  public:
   template <class T>
   using Buffer = DeviceBuffer<T>;
+
+  static constexpr const char* kBackendName = "cuda";
+
+  explicit CudaExec(const ExecOptions& options)
+      : CudaExec(options.cuda_device, options.cuda_block_size) {}
 
   /// Selects `device` and creates the stream. Precondition: the device exists.
   explicit CudaExec(int device, int block_size = 256) : device_(device), block_size_(block_size) {

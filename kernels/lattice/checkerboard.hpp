@@ -61,23 +61,27 @@ struct Checkerboard {
     return 2 * j + decompose(j, colour, x, h);
   }
 
-  /// Calls visit(k) for each of the 2D neighbours of colour-local site j; every neighbour has
-  /// the other colour and k is its colour-local index. Returns the site's lexicographic index.
+  /// Calls visit(k) for each of the 2D neighbours of colour-local site j, in the order
+  /// +axis 0, -axis 0, +axis 1, -axis 1, ..., so models can tell bonds' axes and orientations.
+  /// Every neighbour has the other colour and k is its colour-local index. Returns the site's
+  /// lexicographic index.
   template <class Visit>
   LATTICA_HD_INLINE int64_t visit_neighbours(int64_t j, int colour, Visit&& visit) const {
     int64_t x[D];
     int64_t h;
     const int p = decompose(j, colour, x, h);
-    // Along the last axis the two neighbours are pair h and pair h -/+ 1 (wrapped).
-    const int64_t row = j - h;
-    const int64_t h_other = p ? (h + 1 == half_last ? 0 : h + 1) : (h == 0 ? half_last - 1 : h - 1);
-    visit(row + h);
-    visit(row + h_other);
     for (int a = 0; a < D - 1; ++a) {
       const int64_t wrap = (extent[a] - 1) * stride[a];
       visit(x[a] + 1 == extent[a] ? j - wrap : j + stride[a]);
       visit(x[a] == 0 ? j + wrap : j - stride[a]);
     }
+    // Along the last axis the site is at 2h + p; the other-colour sites of pair h and of the
+    // neighbouring pair (wrapped) are its two neighbours.
+    const int64_t row = j - h;
+    const int64_t next_pair = row + (h + 1 == half_last ? 0 : h + 1);
+    const int64_t previous_pair = row + (h == 0 ? half_last - 1 : h - 1);
+    visit(p ? next_pair : row + h);      // + last axis
+    visit(p ? row + h : previous_pair);  // - last axis
     return 2 * j + p;
   }
 

@@ -31,15 +31,15 @@ inline uint64_t probability_threshold(double p) {
 
 /// Tabulated transition probabilities; trivially copyable, passed to kernels by value.
 struct IsingParams {
-  /// up_threshold[s == +1][(n + 2D) / 2]: probability that the new spin is +1, times 2^32.
-  uint64_t up_threshold[2][9];
+  /// up_threshold[heat bath][s == +1][(n + 2D) / 2]: probability that the new spin is +1,
+  /// times 2^32, for Metropolis (0) and heat bath (1).
+  uint64_t up_threshold[2][2][9];
   uint64_t seed;
   double field;
 };
 
 /// Host-side table for dimension d (1..4), inverse temperature beta and field h.
-inline IsingParams make_ising_params(int d, double beta, double h, UpdateAlgorithm algorithm,
-                                     uint64_t seed) {
+inline IsingParams make_ising_params(int d, double beta, double h, uint64_t seed) {
   if (d < 1 || d > 4) throw std::invalid_argument("Ising: dimension must be 1..4");
   IsingParams p{};
   p.seed = seed;
@@ -48,16 +48,11 @@ inline IsingParams make_ising_params(int d, double beta, double h, UpdateAlgorit
     const int s = up ? 1 : -1;
     for (int k = 0; k <= 2 * d; ++k) {
       const double local_field = (2 * k - 2 * d) + h;  // n + h
-      uint64_t t;
-      if (algorithm == UpdateAlgorithm::heatbath) {
-        // P(+1) = e^{beta f} / (e^{beta f} + e^{-beta f}); the tanh form is stable for any f.
-        t = probability_threshold(0.5 * (1.0 + std::tanh(beta * local_field)));
-      } else {
-        // Metropolis: flip with min(1, exp(-beta dE)), dE = 2 s (n + h).
-        const uint64_t flip = probability_threshold(std::exp(-2.0 * beta * s * local_field));
-        t = up ? kThresholdOne - flip : flip;
-      }
-      p.up_threshold[up][k] = t;
+      // Metropolis: flip with min(1, exp(-beta dE)), dE = 2 s (n + h).
+      const uint64_t flip = probability_threshold(std::exp(-2.0 * beta * s * local_field));
+      p.up_threshold[0][up][k] = up ? kThresholdOne - flip : flip;
+      // Heat bath: P(+1) = e^{beta f} / (e^{beta f} + e^{-beta f}), stable in the tanh form.
+      p.up_threshold[1][up][k] = probability_threshold(0.5 * (1.0 + std::tanh(beta * local_field)));
     }
   }
   return p;
@@ -66,14 +61,13 @@ inline IsingParams make_ising_params(int d, double beta, double h, UpdateAlgorit
 /// New value of one spin given its old value and neighbour sum. Draws a Philox word only when
 /// the outcome is uncertain.
 template <int D>
-LATTICA_HD_INLINE int8_t ising_new_spin(const IsingParams& params, int8_t spin, int neighbour_sum,
-                                        uint32_t replica, int64_t site, uint64_t sweep) {
-  const uint64_t threshold = params.up_threshold[spin > 0][(neighbour_sum + 2 * D) / 2];
+LATTICA_HD_INLINE int8_t ising_new_spin(const IsingParams& params, UpdateAlgorithm algorithm,
+                                        int8_t spin, int neighbour_sum, SiteRandom& random) {
+  const uint64_t threshold = params.up_threshold[algorithm == UpdateAlgorithm::heatbath]
+                                                [spin > 0][(neighbour_sum + 2 * D) / 2];
   if (threshold == 0) return -1;
   if (threshold >= kThresholdOne) return 1;
-  const uint32_t u =
-      philox_u32(params.seed, RngStream::site_update, replica, static_cast<uint64_t>(site), sweep);
-  return u < threshold ? int8_t(1) : int8_t(-1);
+  return random.next() < threshold ? int8_t(1) : int8_t(-1);
 }
 
 /// Exact integer sums of one configuration.
@@ -90,21 +84,25 @@ struct IsingModel {
   using Spin = int8_t;
   using Params = IsingParams;
   using Sums = IsingSums;
+  static constexpr bool kExactHistograms = true;
+  static constexpr bool kTunableStep = false;
 
   /// All +1 (cold) or independent +-1 from the initial-state stream (hot).
   LATTICA_HD_INLINE static Spin initial(const Params& p, bool hot, uint32_t replica, int64_t site) {
     if (!hot) return 1;
-    const uint32_t u =
-        philox_u32(p.seed, RngStream::initial_state, replica, static_cast<uint64_t>(site), 0);
-    return (u >> 31) ? Spin(1) : Spin(-1);
+    return (philox_u32(p.seed, RngStream::initial_state, replica, static_cast<uint64_t>(site), 0) >>
+            31)
+               ? Spin(1)
+               : Spin(-1);
   }
 
+  /// Metropolis or heat bath (over-relaxation is refused by the configuration).
   template <int D>
-  LATTICA_HD_INLINE static Spin update(const Params& p, Spin old, const Spin (&nb)[2 * D],
-                                       uint32_t replica, int64_t site, uint64_t sweep) {
+  LATTICA_HD_INLINE static Spin update(const Params& p, UpdateAlgorithm algorithm, Spin old,
+                                       const Spin (&nb)[2 * D], SiteRandom& random, int&) {
     int sum = 0;
     for (int k = 0; k < 2 * D; ++k) sum += nb[k];
-    return ising_new_spin<D>(p, old, sum, replica, site, sweep);
+    return ising_new_spin<D>(p, algorithm, old, sum, random);
   }
 
   template <int D>
@@ -121,8 +119,10 @@ struct IsingModel {
   }
 
   // ---- host side: what the engine reports ----
-  static std::vector<std::string> observable_names() { return {"energy", "magnetization"}; }
-  static std::vector<std::string> observable_descriptions() {
+  static std::vector<std::string> observable_names(const Params&) {
+    return {"energy", "magnetization"};
+  }
+  static std::vector<std::string> observable_descriptions(const Params&) {
     return {"energy per site, (-sum_<ij> s_i s_j - h sum_i s_i) / V",
             "magnetization per site, sum_i s_i / V (signed)"};
   }
@@ -131,6 +131,9 @@ struct IsingModel {
     out[0] =
         (-static_cast<double>(s.bonds) - p.field * static_cast<double>(s.magnetization)) / volume;
     out[1] = static_cast<double>(s.magnetization) / volume;
+  }
+  static SnapshotFormat snapshot_format(const Params&) {
+    return {ElementType::int8, 1, "spins +1/-1 (int8)"};
   }
   static std::vector<HistogramInfo> histograms() {
     return {{"energy",

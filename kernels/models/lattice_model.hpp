@@ -1,26 +1,42 @@
 #pragma once
-// Site functors shared by every discrete spin model: each launches the model's per-site
-// physics (a struct of static __host__ __device__ functions) over one checkerboard colour, over
-// the measurement sites, or over all sites, on either backend.
+// Site functors shared by every lattice model: each launches the model's per-site physics (a
+// struct of static __host__ __device__ functions) over one checkerboard colour, over the
+// measurement sites, or over all sites, on either backend.
 //
 // A model M provides
-//   M::Spin, M::Params (trivially copyable), M::Sums (exact, with operator+),
+//   M::Spin (one site's variable), M::Params (trivially copyable, with a `seed`), M::Sums (with operator+;
+//     exact integers for discrete models, doubles summed in a fixed order for continuous ones);
+//   static constexpr bool kExactHistograms: whether histogram_total() exists;
+//   static constexpr bool kTunableStep: whether Params::step is a Metropolis step size;
 //   static Spin initial(const Params&, bool hot, uint32_t replica, int64_t site);
-//   template <int D> static Spin update(const Params&, Spin old, const Spin (&nb)[2 * D],
-//                                       uint32_t replica, int64_t site, uint64_t sweep);
+//   template <int D> static Spin update(const Params&, UpdateAlgorithm, Spin old,
+//       const Spin (&nb)[2 * D], SiteRandom&, int& accepted);   // nb: +0, -0, +1, -1, ...
 //   template <int D> static Sums site_sums(const Params&, Spin s, const Spin (&nb)[2 * D],
 //                                          Spin partner);
-//   static long long histogram_total(const Sums&, int which);   // exact integer totals
+//   static long long histogram_total(const Sums&, int which);   // when kExactHistograms
 // and host-side descriptions (see sim/lattice_engine.hpp).
 
 #include <cstdint>
 
 #include "kernels/common/host_device.hpp"
 #include "kernels/lattice/checkerboard.hpp"
+#include "kernels/rng/philox.hpp"
 
 namespace lattica {
 
-enum class UpdateAlgorithm { metropolis, heatbath };
+enum class UpdateAlgorithm { metropolis, heatbath, overrelaxation };
+
+/// How a configuration is written to a snapshot: `components` values of `type` per site.
+enum class ElementType { int8, uint8, float32, float64 };
+struct SnapshotFormat {
+  ElementType type;
+  int components;           ///< 1 for scalar fields; n for O(n) unit vectors (last axis)
+  const char* description;  ///< what the values are
+};
+template <class Real>
+constexpr ElementType element_type_of() {
+  return sizeof(Real) == 4 ? ElementType::float32 : ElementType::float64;
+}
 
 /// Host-side description of one exact histogram a model keeps.
 struct HistogramInfo {
@@ -29,14 +45,18 @@ struct HistogramInfo {
   long long step;  ///< all attainable totals are congruent modulo step
 };
 
-/// Updates every site of one colour in every replica; functor over replica * V/2 + colour-local
-/// index, for all replicas at once so small lattices still fill a GPU.
+/// One pass of `algorithm` over the sites of one colour in every replica; functor over
+/// replica * V/2 + colour-local index, for all replicas at once so small lattices still fill a
+/// GPU. When `accepted` is set, it receives each site's number of accepted Metropolis moves.
 template <int D, class Model>
 struct UpdateColour {
   Checkerboard<D> lattice;
   typename Model::Params params;
   typename Model::Spin* spins;  ///< replicas one after another, each in checkerboard storage
+  uint8_t* accepted;            ///< [replica * V/2 + j], or null
   int colour;
+  UpdateAlgorithm algorithm;
+  uint32_t pass;  ///< position of this pass in the sweep's update sequence
   uint64_t sweep;
 
   LATTICA_HD_INLINE void operator()(int64_t index) const {
@@ -49,9 +69,18 @@ struct UpdateColour {
     int k = 0;
     const int64_t site =
         lattice.visit_neighbours(j, colour, [&](int64_t n) { nb[k++] = other[n]; });
-    own[j] =
-        Model::template update<D>(params, own[j], nb, static_cast<uint32_t>(replica), site, sweep);
+    SiteRandom random(params.seed, RngStream::site_update, static_cast<uint32_t>(replica),
+                      static_cast<uint64_t>(site), update_step(sweep, pass, 0));
+    int accepts = 0;
+    own[j] = Model::template update<D>(params, algorithm, own[j], nb, random, accepts);
+    if (accepted) accepted[index] = static_cast<uint8_t>(accepts);
   }
+};
+
+/// Accepted moves at one site, widened for summing.
+struct AcceptedAt {
+  const uint8_t* accepted;
+  LATTICA_HD_INLINE long long operator()(int64_t i) const { return accepted[i]; }
 };
 
 /// Per colour-0 site j of one replica: the model's sums over j's bonds (each bond has exactly

@@ -44,7 +44,6 @@ struct PottsParams {
   uint64_t seed;
   double field;
   int q;
-  int heatbath;  ///< 1: heat bath, 0: Metropolis
   /// Metropolis acceptance, times 2^32: [n_new - n_old + 8][delta(new,0) - delta(old,0) + 1].
   uint64_t accept[17][3];
   /// Heat-bath weight of a state with c equal neighbours: [c][state == 0], at most 2^55.
@@ -53,15 +52,13 @@ struct PottsParams {
   int32_t sin_phase[kMaxPottsStates];
 };
 
-inline PottsParams make_potts_params(int d, int q, double beta, double h, UpdateAlgorithm algorithm,
-                                     uint64_t seed) {
+inline PottsParams make_potts_params(int d, int q, double beta, double h, uint64_t seed) {
   if (d < 1 || d > 4) throw std::invalid_argument("Potts: dimension must be 1..4");
   if (q < 2 || q > kMaxPottsStates) throw std::invalid_argument("Potts: q must be 2..256");
   PottsParams p{};
   p.seed = seed;
   p.field = h;
   p.q = q;
-  p.heatbath = algorithm == UpdateAlgorithm::heatbath;
   for (int dn = -8; dn <= 8; ++dn) {
     for (int dz = -1; dz <= 1; ++dz) {
       // dE = -(dn + h dz)
@@ -100,6 +97,8 @@ struct PottsModel {
   using Spin = uint8_t;
   using Params = PottsParams;
   using Sums = PottsSums;
+  static constexpr bool kExactHistograms = true;
+  static constexpr bool kTunableStep = false;
 
   /// All in state 0 (cold) or independent uniform states from the initial-state stream (hot).
   LATTICA_HD_INLINE static Spin initial(const Params& p, bool hot, uint32_t replica, int64_t site) {
@@ -116,23 +115,23 @@ struct PottsModel {
     return n;
   }
 
+  /// Metropolis or heat bath (over-relaxation is refused by the configuration).
   template <int D>
-  LATTICA_HD_INLINE static Spin update(const Params& p, Spin old, const Spin (&nb)[2 * D],
-                                       uint32_t replica, int64_t site, uint64_t sweep) {
-    const PhiloxBlock r = philox4x32_10(
-        philox_counter(RngStream::site_update, replica, static_cast<uint64_t>(site), sweep),
-        philox_key(p.seed));
-    if (!p.heatbath) {
+  LATTICA_HD_INLINE static Spin update(const Params& p, UpdateAlgorithm algorithm, Spin old,
+                                       const Spin (&nb)[2 * D], SiteRandom& random, int&) {
+    const uint32_t r0 = random.next();
+    const uint32_t r1 = random.next();
+    if (algorithm != UpdateAlgorithm::heatbath) {
       // One of the q-1 other states, uniformly.
-      const int k = static_cast<int>((static_cast<uint64_t>(r.x) * (p.q - 1)) >> 32);
+      const int k = static_cast<int>((static_cast<uint64_t>(r0) * (p.q - 1)) >> 32);
       const int proposal = k >= old ? k + 1 : k;
       const int dn = equal_neighbours<D>(nb, proposal) - equal_neighbours<D>(nb, old);
       const int dz = (proposal == 0) - (old == 0);
-      return r.y < p.accept[dn + 8][dz + 1] ? static_cast<Spin>(proposal) : old;
+      return r1 < p.accept[dn + 8][dz + 1] ? static_cast<Spin>(proposal) : old;
     }
     uint64_t total = 0;
     for (int s = 0; s < p.q; ++s) total += p.weight[equal_neighbours<D>(nb, s)][s == 0];
-    const uint64_t u = (static_cast<uint64_t>(r.y) << 32) | r.x;
+    const uint64_t u = (static_cast<uint64_t>(r1) << 32) | r0;
     uint64_t pick = multiply_high(u, total);  // uniform in [0, total)
     for (int s = 0; s < p.q; ++s) {
       const uint64_t w = p.weight[equal_neighbours<D>(nb, s)][s == 0];
@@ -154,10 +153,10 @@ struct PottsModel {
   LATTICA_HD_INLINE static long long histogram_total(const Sums& s, int) { return -s.bonds; }
 
   // ---- host side ----
-  static std::vector<std::string> observable_names() {
+  static std::vector<std::string> observable_names(const Params&) {
     return {"energy", "magnetization", "magnetization_re", "magnetization_im"};
   }
-  static std::vector<std::string> observable_descriptions() {
+  static std::vector<std::string> observable_descriptions(const Params&) {
     return {"energy per site, (-sum_<ij> delta(s_i, s_j) - h sum_i delta(s_i, 0)) / V",
             "modulus of the complex magnetization |(1/V) sum_i exp(2 pi i s_i / q)|",
             "real part of the complex magnetization (1/V) sum_i exp(2 pi i s_i / q)",
@@ -170,6 +169,9 @@ struct PottsModel {
     out[1] = std::sqrt(re * re + im * im);
     out[2] = re;
     out[3] = im;
+  }
+  static SnapshotFormat snapshot_format(const Params&) {
+    return {ElementType::uint8, 1, "Potts states 0 .. q-1 (uint8)"};
   }
   static std::vector<HistogramInfo> histograms() {
     return {{"energy",

@@ -20,10 +20,22 @@ namespace lattica {
 
 /// Independent random streams. Appending is allowed; renumbering changes every chain.
 enum class RngStream : uint32_t {
-  site_update = 0,    ///< per-site Monte Carlo moves, step = sweep index
+  site_update = 0,    ///< per-site Monte Carlo moves, step = update_step(sweep, pass, draw)
   initial_state = 1,  ///< hot start, step = 0
   test = 0xFF,        ///< reserved for tests
 };
+
+/// Step word of a site update's counter: the sweep, the pass within the sweep's update sequence
+/// and the draw (Philox block) within one site update, so a move may use many random numbers.
+constexpr int kRngDrawBits = 16;
+constexpr int kRngPassBits = 4;
+constexpr uint64_t kMaxRngDraws = uint64_t(1) << kRngDrawBits;    ///< blocks per site update
+constexpr uint32_t kMaxUpdatePasses = 1u << kRngPassBits;        ///< passes per sweep
+constexpr uint64_t kMaxSweeps = uint64_t(1) << (64 - kRngDrawBits - kRngPassBits);  ///< 2^44
+
+LATTICA_HD_INLINE uint64_t update_step(uint64_t sweep, uint32_t pass, uint32_t draw) {
+  return (sweep << (kRngDrawBits + kRngPassBits)) | (uint64_t(pass) << kRngDrawBits) | draw;
+}
 
 /// Sites are named by their global lexicographic index, which must stay below 2^40.
 constexpr uint64_t kMaxRngSites = uint64_t(1) << 40;
@@ -79,6 +91,47 @@ LATTICA_HD_INLINE PhiloxBlock philox4x32_10(PhiloxCounter c, PhiloxKey k) {
   return philox4x32_10_host(c, k);
 #endif
 }
+
+/// The random words of one site at one step, consumed in order: words 0-3 are Philox block
+/// `step`, words 4-7 block `step + 1`, and so on; a site update starts at
+/// update_step(sweep, pass, 0), so a move that needs a variable number of words (rejection
+/// sampling) may draw up to kMaxRngDraws blocks.
+class SiteRandom {
+ public:
+  LATTICA_HD_INLINE SiteRandom(uint64_t seed, RngStream stream, uint32_t replica, uint64_t site,
+                               uint64_t step)
+      : key_(philox_key(seed)), counter_(philox_counter(stream, replica, site, step)) {}
+
+  /// The next 32-bit word.
+  LATTICA_HD_INLINE uint32_t next() {
+    if (used_ == 4) {
+      block_ = philox4x32_10(counter_, key_);
+      ++counter_.x;  // the draw field is the low bits of the step word
+      ++blocks_;
+      used_ = 0;
+    }
+    switch (used_++) {  // a switch, not an indexed array, keeps the block in registers
+      case 0:
+        return block_.x;
+      case 1:
+        return block_.y;
+      case 2:
+        return block_.z;
+      default:
+        return block_.w;
+    }
+  }
+
+  /// Philox blocks drawn so far; a move must stop before kMaxRngDraws.
+  LATTICA_HD_INLINE uint32_t blocks_drawn() const { return blocks_; }
+
+ private:
+  PhiloxKey key_;
+  PhiloxCounter counter_;
+  PhiloxBlock block_{};
+  uint32_t blocks_ = 0;
+  int used_ = 4;
+};
 
 /// The first 32 random bits for (seed, stream, replica, site, step).
 LATTICA_HD_INLINE uint32_t philox_u32(uint64_t seed, RngStream stream, uint32_t replica,

@@ -36,7 +36,7 @@ TEST_P(GpuChain, IdenticalToCpuReference) {
   s.dims = c.dims;
   s.beta = c.beta;
   s.field = c.h;
-  s.algorithm = c.algorithm;
+  s.sequence = {c.algorithm};
   s.start = c.start;
   s.seed = 0x5eed0000ULL + c.dims.size();
   s.replicas = c.replicas;

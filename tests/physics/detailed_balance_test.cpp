@@ -19,17 +19,25 @@ constexpr double kTwo32 = 4294967296.0;
 // ---- Ising ----
 
 /// P(new spin = +1 | old spin, neighbour sum) from the table.
-double ising_p_up(const IsingParams& p, int d, int old, int sum) {
-  return static_cast<double>(p.up_threshold[old > 0][(sum + 2 * d) / 2]) / kTwo32;
+double ising_p_up(const IsingParams& p, UpdateAlgorithm a, int d, int old, int sum) {
+  return static_cast<double>(
+             p.up_threshold[a == UpdateAlgorithm::heatbath][old > 0][(sum + 2 * d) / 2]) /
+         kTwo32;
+}
+
+/// The random words of trial t at one site, as the engine would give them in sweep t.
+SiteRandom trial_random(uint32_t replica, uint64_t site, int t, uint64_t seed = 2024) {
+  return SiteRandom(seed, RngStream::site_update, replica, site,
+                    update_step(static_cast<uint64_t>(t), 0, 0));
 }
 
 template <int D>
 void check_ising(double beta, double h, UpdateAlgorithm a) {
-  const IsingParams p = make_ising_params(D, beta, h, a, 99);
+  const IsingParams p = make_ising_params(D, beta, h, 99);
   for (int sum = -2 * D; sum <= 2 * D; sum += 2) {
     // pi(+1) / pi(-1) = exp(2 beta (n + h)) must equal P(-1 -> +1) / P(+1 -> -1).
-    const double forward = ising_p_up(p, D, -1, sum);
-    const double backward = 1.0 - ising_p_up(p, D, +1, sum);
+    const double forward = ising_p_up(p, a, D, -1, sum);
+    const double backward = 1.0 - ising_p_up(p, a, D, +1, sum);
     const double ratio = std::exp(2.0 * beta * (sum + h));
     // Each tabulated probability is exact to 2^-33 in absolute terms (32-bit fixed point), so
     // forward - ratio * backward may differ by at most 2^-33 (1 + ratio).
@@ -43,7 +51,9 @@ void check_ising(double beta, double h, UpdateAlgorithm a) {
     const int trials = 1000000;
     int ups = 0;
     for (int t = 0; t < trials; ++t) {
-      ups += IsingModel::update<D>(p, -1, nb, 0, 12345, static_cast<uint64_t>(t)) > 0;
+      SiteRandom random = trial_random(0, 12345, t);
+      int accepted = 0;
+      ups += IsingModel::update<D>(p, a, -1, nb, random, accepted) > 0;
     }
     const double sigma = std::sqrt(trials * forward * (1 - forward)) + 1e-9;
     EXPECT_LT(std::fabs(ups - trials * forward), 6 * sigma + 1) << "D " << D << " n " << sum;
@@ -67,14 +77,14 @@ TEST(DetailedBalance, IsingEveryMoveEveryDimension) {
 
 /// Exact transition probabilities P(old -> s) the tables and the integer draws define.
 template <int D>
-std::vector<double> potts_transitions(const PottsParams& p, const uint8_t (&nb)[2 * D], int old) {
+std::vector<double> potts_transitions(const PottsParams& p, UpdateAlgorithm a, const uint8_t (&nb)[2 * D], int old) {
   std::vector<double> prob(static_cast<size_t>(p.q), 0.0);
   auto equal = [&](int s) {
     int n = 0;
     for (int k = 0; k < 2 * D; ++k) n += nb[k] == s;
     return n;
   };
-  if (!p.heatbath) {
+  if (a == UpdateAlgorithm::metropolis) {
     // Proposal k = floor(u (q-1) / 2^32): k is drawn by ceil((k+1) 2^32/(q-1)) - ceil(k 2^32/(q-1))
     // of the 2^32 words, 1/(q-1) up to one word.
     for (int k = 0; k < p.q - 1; ++k) {
@@ -103,17 +113,17 @@ std::vector<double> potts_transitions(const PottsParams& p, const uint8_t (&nb)[
 
 template <int D>
 void check_potts(int q, double beta, double h, UpdateAlgorithm a, const uint8_t (&nb)[2 * D]) {
-  const PottsParams p = make_potts_params(D, q, beta, h, a, 7);
+  const PottsParams p = make_potts_params(D, q, beta, h, 7);
   auto log_weight = [&](int s) {
     int n = 0;
     for (int k = 0; k < 2 * D; ++k) n += nb[k] == s;
     return beta * (n + h * (s == 0));
   };
   for (int old = 0; old < q; ++old) {
-    const std::vector<double> from_old = potts_transitions<D>(p, nb, old);
+    const std::vector<double> from_old = potts_transitions<D>(p, a, nb, old);
     for (int s = 0; s < q; ++s) {
       if (s == old) continue;
-      const std::vector<double> from_s = potts_transitions<D>(p, nb, s);
+      const std::vector<double> from_s = potts_transitions<D>(p, a, nb, s);
       // pi(old) P(old -> s) = pi(s) P(s -> old), to the precision of the tables: absolute
       // 2^-33 per Metropolis threshold; heat-bath weights round by 1/2 of 2^55 e^-(beta 2D+..),
       // far below 2^-32 for these couplings.
@@ -125,10 +135,14 @@ void check_potts(int q, double beta, double h, UpdateAlgorithm a, const uint8_t 
   }
   // The update function realises the distribution from one old state (chi-square, q-1 dof).
   const int old = 1 % q;
-  const std::vector<double> want = potts_transitions<D>(p, nb, old);
+  const std::vector<double> want = potts_transitions<D>(p, a, nb, old);
   std::vector<double> counts(static_cast<size_t>(q), 0.0);
   const int trials = 1000000;
-  for (int t = 0; t < trials; ++t) counts[PottsModel::update<D>(p, old, nb, 3, 777, t)] += 1;
+  for (int t = 0; t < trials; ++t) {
+    SiteRandom random = trial_random(3, 777, t);
+    int accepted = 0;
+    counts[PottsModel::update<D>(p, a, old, nb, random, accepted)] += 1;
+  }
   double chi2 = 0;
   int dof = -1;
   for (int s = 0; s < q; ++s) {

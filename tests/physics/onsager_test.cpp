@@ -21,7 +21,7 @@ std::vector<std::vector<double>> run_l64(double beta, UpdateAlgorithm algorithm,
   EngineSettings s;
   s.dims = {64, 64};
   s.beta = beta;
-  s.algorithm = algorithm;
+  s.sequence = {algorithm};
   s.start = start;
   s.seed = 977;
   auto engine = make_cpu_engine(s);

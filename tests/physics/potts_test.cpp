@@ -20,7 +20,7 @@ EngineSettings potts(std::vector<int64_t> dims, int q, double beta, double h, Up
   s.dims = std::move(dims);
   s.beta = beta;
   s.field = h;
-  s.algorithm = a;
+  s.sequence = {a};
   s.seed = 2718;
   s.cpu_threads = 1;
   return s;
@@ -97,7 +97,7 @@ TEST(IsingRing, ClosedFormFiniteRing) {
   EngineSettings s;
   s.dims = {16};
   s.beta = 0.7;
-  s.algorithm = UpdateAlgorithm::heatbath;
+  s.sequence = {UpdateAlgorithm::heatbath};
   s.seed = 5;
   s.cpu_threads = 1;
   auto engine = make_cpu_engine(s);

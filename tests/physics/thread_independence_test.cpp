@@ -40,7 +40,7 @@ EngineSettings settings(std::vector<int64_t> dims, double beta, double h, Update
   s.dims = std::move(dims);
   s.beta = beta;
   s.field = h;
-  s.algorithm = a;
+  s.sequence = {a};
   s.start = start;
   s.seed = 31337;
   return s;

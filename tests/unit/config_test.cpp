@@ -195,7 +195,7 @@ TEST(Config, UnknownKeyIsRejectedWithPositionAndKnownKeys) {
   const auto e = errors_of(with_key_in("model", "temperature = 2.0"));
   ASSERT_EQ(e.size(), 1u);
   EXPECT_TRUE(has_message(e, {"in.toml:5:1:", "unknown key 'model.temperature'",
-                              "known keys in [model]: kind, q, beta, h"}));
+                              "known keys in [model]: kind, q, n, beta, kappa, lambda, h, precision"}));
   EXPECT_TRUE(
       has_message(errors_of(with_key_in("run", "sweeps = 5")),
                   {"in.toml:9:1:", "'run.sweeps'", "thermalization", "measure_every", "device"}));
@@ -349,7 +349,7 @@ TEST(Config, PottsNeedsQInRangeAndIsingRefusesIt) {
   EXPECT_TRUE(has_message(errors_of(with_q("1")), {"model.q = 1", "between 2 and 256"}));
   EXPECT_TRUE(has_message(errors_of(with_q("257")), {"model.q = 257", "between 2 and 256"}));
   EXPECT_TRUE(has_message(errors_of(with_key_in("model", "q = 3")),
-                          {"model.q = 3", "only the Potts model"}));
+                          {"model.q = 3", "only Potts models"}));
 }
 
 TEST(Config, OneDimensionalZeroFieldMetropolisIsRefused) {
@@ -445,14 +445,15 @@ TEST(Config, FlushEveryZeroIsRejected) {
 }
 
 TEST(Config, TooManySweepsAreRejected) {
-  // Each count is within its own limit (2^40); together they exceed 2^62 sweeps.
+  // Each count is within its own limit (2^40); together they exceed the 2^44 sweeps the
+  // random-number counter can name.
   std::string text = with_line("measurements", "measurements = 1099511627776");
   text.insert(text.find("[run]\n") + 6, "measure_every = 1099511627776\n");
   const auto e = errors_of(text);
   ASSERT_EQ(e.size(), 1u);
   EXPECT_TRUE(has_message(
       e,
-      {"in.toml", "run.thermalization + run.measurements * run.measure_every", "too many sweeps"}));
+      {"in.toml", "run.thermalization + run.measurements * run.measure_every", "2^44 sweeps"}));
 }
 
 TEST(Config, CountsAboveTheirLimitAreRejected) {
