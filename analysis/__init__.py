@@ -13,9 +13,13 @@ a sweep index .json standing for its points' files; every command has --help):
                                            PNG figures
 summary, reweight and crossing take --json [PATH] for a machine-readable report.
 
-Conventions: e = E/V with E = -sum_<ij> s_i s_j - h sum_i s_i, m = M/V;
+Conventions (Ising): e = E/V with E = -sum_<ij> s_i s_j - h sum_i s_i, m = M/V;
 U4 = 1 - <m^4>/(3 <m^2>^2); chi = beta V (<m^2> - <|m|>^2) (also chi' = beta V <m^2> at
 h = 0, chi_c = beta V (<m^2> - <m>^2) at h != 0); C = beta^2 V (<e^2> - <e>^2).
+O(n) ("on"): m = |m| (modulus of the magnetisation vector), U4 = (n+2)/2 (1 - n/(n+2)
+<m^4>/<m^2>^2) (0 for a Gaussian m vector, 1 ordered), for n = 2 the helicity modulus.
+phi4: m = phi, no beta (chi without a beta factor, no C; reweight and crossing refuse).
+summary.py gives the details per model.
 
 Modules:
     lattica_file   reader: load(path) -> LatticaFile (attrs, chains [n, R], sweep,

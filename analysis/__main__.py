@@ -14,7 +14,11 @@
 FILE is a sim output file (.h5) or a sweep index (.json), which stands for its points' files;
 a point whose file is missing is reported on stderr and skipped. Exit status: 0 when every
 file was analysed, 1 when some could not be read (the rest are still analysed), 2 on bad
-usage.
+usage or when the command does not apply to the files' model (reweight and crossing need a
+beta: phi4 runs have none).
+
+Models: ising, potts, on (O(n) vectors, n = 2..4) and phi4 (scalar field, kappa form);
+summary.py lists each one's observables and derived quantities.
 """
 
 import argparse
@@ -27,9 +31,11 @@ import numpy as np
 
 from analysis import lattica_file
 
-INFO_DESCRIPTION = ("Prints each file's metadata, every observable's shape, plain sample mean "
-                    "(no error bars) and first/last sweep, the histograms and the snapshot "
-                    "count and shape.")
+INFO_DESCRIPTION = ("Prints each file's metadata (with the model's parameters: beta or, for "
+                    "phi4, kappa and lambda; q, n, precision, hits, update sequence, tuned "
+                    "Metropolis step and acceptance where present), every observable's shape, "
+                    "plain sample mean (no error bars) and first/last sweep, the histograms "
+                    "and the snapshot count, shape and dtype.")
 
 CUT_HELP = ("discard the first N measurements of every replica (default: automatic, the "
             "smallest of 0, 1/16, 1/8, 1/4, 1/2 of the series whose kept part shows no drift: "
@@ -40,14 +46,22 @@ JSON_HELP = ("write the results as JSON to PATH, or to stdout (instead of the ta
 
 SUMMARY_DESCRIPTION = """\
 For each file: the thermalisation cut, then mean, error, integrated autocorrelation time
-tau_int (in measurements and in sweeps) and summation window W of e, m, |m|, m^2, m^4, e^2
-(per site), and the derived quantities
+tau_int (in measurements and in sweeps) and summation window W of the primary observables
+(per site) and the derived quantities. Ising and Potts: e, m, |m|, m^2, m^4, e^2 and
   U4    = 1 - <m^4> / (3 <m^2>^2)          Binder cumulant
   chi   = beta V (<m^2> - <|m|>^2)         susceptibility
   chi'  = beta V <m^2>                     (h = 0 only)
   chi_c = beta V (<m^2> - <m>^2)           (h != 0 only)
   C     = beta^2 V (<e^2> - <e>^2)         specific heat
-with errors from the Gamma method (U. Wolff, Comput. Phys. Commun. 156 (2004) 143; S_tau =
+O(n) ("on"; m = |m|, the modulus of the magnetisation vector): e, |m|, m^2, m^4, e^2 (and
+m_0, m_0^2 along the field at h != 0), the same chi, chi', C, chi_c of m_0, and
+  U4    = (n+2)/2 (1 - n/(n+2) <m^4>/<m^2>^2)   0 for a Gaussian m vector, 1 when ordered
+for n = 2 also helicity_a (its mean is the helicity modulus along axis a) and
+  Upsilon = (1/d) sum_a <helicity_a>       their average
+phi4 (m = phi, the signed mean field; no beta): m, |m|, m^2, m^4, phi2, link, action, the
+scalar U4 and chi = V (<m^2> - <|m|>^2), chi' = V <m^2> or chi_c = V (<m^2> - <m>^2) without a
+beta factor, and no specific heat.
+Errors from the Gamma method (U. Wolff, Comput. Phys. Commun. 156 (2004) 143; S_tau =
 1.5, bias-corrected; replicas combined; with R >= 2 replicas the derived values also have
 their O(1/N) bias cancelled with the per-replica estimates). A W marked '!' means no window
 met Wolff's criterion below half the series: the series is too short for its
@@ -61,7 +75,9 @@ B^2 V (<e^2> - <e>^2) and chi = B V (<m^2> - <|m|>^2) with blocked-jackknife err
 about 20 tau_int long from the Gamma analysis, at least 20 blocks), and the effective sample
 fraction of the weights. A target whose reweighted mean energy lies outside the central 95 %
 of the sampled energies (beyond the printed reliable range) is flagged: the result rests on
-the tails of the sampled distribution and is not trustworthy."""
+the tails of the sampled distribution and is not trustworthy. O(n) runs work the same way
+(every measured energy is its own level; m = |m|, U4 in the O(n) normalisation). phi4 runs
+have no beta and are refused (exit status 2)."""
 
 CROSSING_DESCRIPTION = """\
 Groups the runs by lattice_dims (runs with equal dims, beta and h are merged as replicas) and,
@@ -70,7 +86,8 @@ cumulants U4 cross. Each size's U4(beta) is reweighted from its simulated point 
 beta; the search covers the overlap of both sizes' reliable reweighting ranges; roots by
 Brent's method. Errors: a blocked jackknife over the blocks of each size's source run, roots
 found again per sample; the two sizes' jackknife variances add. When the curves do not cross
-in that range the command says so."""
+in that range the command says so. All runs must be of one model with a beta (ising, potts,
+on; U4 as in summary); phi4 runs or a mix of models are refused (exit status 2)."""
 
 PLOT_DESCRIPTION = """\
 Writes PNG figures into DIR and prints their paths: per file <stem>.series.png (e and m
@@ -78,11 +95,21 @@ against the sweep, thermalisation cut marked), <stem>.hist.png (energy and magne
 histograms, exact ones from /histograms when present), <stem>.autocorr.png (normalised
 autocorrelation of e and m^2 with the window W); when the files span two or more couplings,
 vs_beta.png (U4, chi, C and <|m|> against beta with errors, one curve per lattice size, the
-reweighted curve as a line between the points)."""
+reweighted curve as a line between the points). For O(n) m is |m|; for phi4 e is the action
+density and m = phi, and the figure across runs is vs_kappa.png (U4, chi, <phi2>, <|m|>,
+points only). Files of different models get no figure across runs."""
 
 
 def _dims(shape):
     return " x ".join(str(int(n)) for n in shape)
+
+
+def _model_size(a):
+    """' q = 3' for Potts, ' n = 2' for O(n), '' otherwise."""
+    for name in ("q", "n"):
+        if name in a:
+            return f" {name} = {int(a[name])}"
+    return ""
 
 
 def info(path, out=sys.stdout):
@@ -95,10 +122,24 @@ def info(path, out=sys.stdout):
         ("created", a.get("created_utc")),
         ("backend", a.get("backend")),
         ("device", a.get("device")),
-        ("model", f"{a.get('model')}{' q = ' + str(int(a['q'])) if 'q' in a else ''} "
-                  f"({a.get('algorithm')})"),
-        ("lattice", _dims(run.dims)),
-        ("beta", repr(a.get("beta"))),
+        ("model", f"{a.get('model')}{_model_size(a)} ({a.get('algorithm')})"),
+    ]
+    # The continuous models' settings, each only where the file has it.
+    if "precision" in a:
+        rows.append(("precision", a["precision"]))
+    if "hits" in a:
+        rows.append(("hits", f"{a['hits']} (Metropolis proposals per site and pass)"))
+    if "metropolis_step" in a:
+        acceptance = a.get("metropolis_acceptance")
+        measured = (f"acceptance {acceptance:.4g}" if acceptance is not None and acceptance >= 0
+                    else "acceptance not measured")
+        rows.append(("step", f"{a['metropolis_step']!r} (Metropolis step, {measured})"))
+    rows.append(("lattice", _dims(run.dims)))
+    # phi4 has kappa and lambda instead of beta.
+    for name in ("beta", "kappa", "lambda"):
+        if name in a:
+            rows.append((name, repr(a[name])))
+    rows += [
         ("h", repr(a.get("h"))),
         ("seed", a.get("seed")),
         ("replicas", run.replicas),
@@ -131,7 +172,9 @@ def info(path, out=sys.stdout):
             print(f"  histogram {name}: empty", file=out)
 
     s = run.snapshots
-    line = f"  snapshots: {s.count} frames of {_dims(s.frame_shape)}, shape {s.shape}"
+    line = f"  snapshots: {s.count} frames of {_dims(s.frame_shape)}, shape {s.shape}, {s.dtype}"
+    if s.components > 1:
+        line += f" ({s.components} components on the last axis)"
     if s.count:
         line += f", sweeps {s.sweep[0]} .. {s.sweep[-1]}"
     print(line, file=out)
@@ -255,7 +298,7 @@ def cmd_summary(args, parser):
 
 
 def cmd_reweight(args, parser):
-    from analysis import reweight, summary
+    from analysis import crossing, reweight, summary
     target = _json_target(args, parser)
     prepared, ok = _prepare([args.file], args.cut)
     if not prepared:
@@ -263,6 +306,10 @@ def cmd_reweight(args, parser):
     if len(prepared) > 1:
         parser.error("reweight takes one run (an index names several; pick one of its files)")
     p = prepared[0]
+    if p.beta is None:  # phi4: the weight is exp(-S), there is no beta to move
+        _error(f"{p.paths[0]}: reweight works in beta, and this {p.model} run has none (kappa = "
+               f"{p.coupling!r}); reweighting in kappa is not implemented")
+        return 2
     rw, block_ok = reweight.reweighter_for(p)
     low, high = rw.reach()
     warnings = list(p.warnings)
@@ -281,8 +328,10 @@ def cmd_reweight(args, parser):
                             f"outside the central 95 % of the sampled energies "
                             f"[{rw.e_low:.6g}, {rw.e_high:.6g}]; not trustworthy")
         points.append(point)
+    u4 = summary.derived_quantities(p.beta, p.volume, p.h, p.model, p.components)[0][3]
     document = {
-        "schema": "lattica-reweight/1", "file": p.paths[0], "lattice_dims": list(p.dims),
+        "schema": "lattica-reweight/1", "file": p.paths[0], "model": p.model,
+        "parameters": p.parameters, "U4_definition": u4, "lattice_dims": list(p.dims),
         "volume": p.volume, "beta_simulated": p.beta, "h": p.h, "replicas": p.replicas,
         "cut": p.cut, "measurements_used": p.used, "tau_int_max": p.max_tau(),
         "block_length": rw.block_length, "blocks": len(rw.blocks),
@@ -291,8 +340,10 @@ def cmd_reweight(args, parser):
     }
     if target != "-":
         dims = "x".join(str(n) for n in p.dims)
-        print(f"{p.paths[0]}: lattice {dims}, simulated beta = {p.beta!r}, h = {p.h!r}, "
-              f"{p.used} measurements after a cut of {p.cut}")
+        print(f"{p.paths[0]}: {crossing.model_label(p)}, lattice {dims}, simulated beta = "
+              f"{p.beta!r}, h = {p.h!r}, {p.used} measurements after a cut of {p.cut}")
+        if p.components > 1:
+            print(f"  U4 = {u4}")
         print(f"  jackknife: {len(rw.blocks)} blocks of {rw.block_length} measurements "
               f"(largest tau_int {p.max_tau():.3g}); reliable range beta in "
               f"[{low:.6g}, {high:.6g}]")
@@ -317,6 +368,10 @@ def cmd_crossing(args, parser):
     from analysis import crossing
     target = _json_target(args, parser)
     prepared, ok = _prepare(args.files, args.cut)
+    refused = crossing.refusal(prepared)
+    if refused:
+        _error(f"crossing: {refused}")
+        return 2
     pairs, warnings = crossing.crossings(prepared)
     for p in prepared:
         warnings.extend(f"{p.paths[0]}: {w}" for w in p.warnings)
@@ -332,7 +387,7 @@ def cmd_plot(args, parser):
     from analysis import plots, summary
     prepared, ok = _prepare(args.files, args.cut)
     summaries = [summary.summarize(p) for p in prepared]
-    for path in plots.plot_all(prepared, summaries, args.out):
+    for path in plots.plot_all(prepared, summaries, args.out, report=_error):
         print(path)
     return 0 if ok and prepared else 1
 

@@ -19,6 +19,11 @@ replicas). For each pair of consecutive sizes (ordered by volume):
   variances add. The U4 value at the crossing gets its error the same way.
 When D keeps one sign over the whole range, the curves do not cross there and the command
 says so (with the sign, which tells on which side the crossing should lie).
+
+All runs must be of one model with a beta: U4 is the model's Binder cumulant (for O(n) the
+normalised vector form, see summary.binder). phi4 runs have no beta to reweight in, and
+runs of different models do not belong on one set of curves; `refusal` says why a set of
+runs cannot be crossed.
 """
 
 import math
@@ -185,11 +190,30 @@ def find_crossings(small, large):
     return pair
 
 
+def refusal(prepared_runs):
+    """Why these runs cannot be crossed (a message), or None when they can."""
+    models = sorted({model_label(p) for p in prepared_runs})
+    if len(models) > 1:
+        return f"the runs are of different models ({', '.join(models)}); cross one at a time"
+    without = [p.paths[0] for p in prepared_runs if p.beta is None]
+    if without:
+        return (f"{without[0]}: a {prepared_runs[0].model} run has no beta, so its U4 cannot "
+                f"be reweighted in beta; crossings need runs with a beta (ising, potts, on)")
+    return None
+
+
+def model_label(p):
+    """The model with the parameter that sets its universality class (n, q)."""
+    extra = {k: v for k, v in p.parameters.items() if k in ("n", "q")}
+    return p.model + "".join(f" {k} = {v}" for k, v in extra.items())
+
+
 def group_by_size(prepared_runs):
-    """{dims: [Prepared]} with runs at the same (dims, beta, h) merged."""
+    """{dims: [Prepared]} with runs of the same model at the same dims and parameters merged."""
     groups = {}
     for p in prepared_runs:
-        groups.setdefault((p.dims, p.beta, p.h), []).append(p)
+        key = (p.dims, p.model, tuple(sorted(p.parameters.items())))
+        groups.setdefault(key, []).append(p)
     sizes = {}
     for (dims, _, _), runs in groups.items():
         sizes.setdefault(dims, []).append(summary.merge(runs))

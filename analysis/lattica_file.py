@@ -3,18 +3,31 @@
 The layout (see README.md, "Output"):
 
     /                      attributes: schema, program_version, git_commit, created_utc,
-                           input_path, input_toml, resolved_config, model, algorithm,
-                           backend, device, seed, beta, h, lattice_dims,
-                           replicas (R, default 1 when absent),
-                           point_index (index in a parameter sweep; absent for a single run)
-    /observables/<name>    float64 [n] when R = 1, [n, R] when R > 1 (column r = replica r)
+                           input_path, input_toml, resolved_config, model, algorithm (the
+                           update sequence joined with ", "), backend, device, seed, h,
+                           lattice_dims, replicas (R, default 1 when absent),
+                           point_index (index in a parameter sweep; absent for a single run),
+                           and per model:
+                             ising:  beta
+                             potts:  beta, q
+                             on:     beta, n (spin components), precision, hits
+                             phi4:   kappa, lambda (no beta), precision, hits
+                           metropolis_step, metropolis_acceptance (on/phi4 with a Metropolis
+                           pass; acceptance -1 when not measured)
+    /observables/<name>    float64 [n] when R = 1, [n, R] when R > 1 (column r = replica r);
+                           ising/potts/on: energy, magnetization (on: the modulus |m|), ...;
+                           on: magnetization_0 .. _{n-1}, for n = 2 helicity_0 .. _{d-1};
+                           phi4: phi, abs_phi, phi2, phi4, link, action
     /observables/sweep     int64 [n], sweeps completed at each measurement
     /observables           attribute committed_length
     /histograms/<name>/values, counts
                            int64, exact histogram of a TOTAL (not per-site) integer
                            observable over all measurements and replicas; only values that
                            occurred, sorted; attribute committed_length = sum of counts
-    /snapshots/configuration  int8 [frames, L0, L1, ...] (R = 1) or [frames, R, L0, ...]
+                           (ising/potts only; the group is empty for on and phi4)
+    /snapshots/configuration  [frames, L0, L1, ...] (R = 1) or [frames, R, L0, ...]; int8
+                           (ising), uint8 (potts), float32/float64 (phi4), and for on the
+                           same with a trailing component axis [..., n]
     /snapshots/sweep       int64 [frames]
     /snapshots             attribute committed_length
 
@@ -68,14 +81,18 @@ def _committed_length(group, path):
 class Snapshots:
     """The saved configurations, read from the file one frame (or one slice) at a time.
 
-    A frame is [L0, L1, ...] when the run has one replica, [R, L0, L1, ...] otherwise.
+    A frame is [L0, L1, ...] when the run has one replica, [R, L0, L1, ...] otherwise; an O(n)
+    run adds a trailing component axis [..., n]. Values keep the stored dtype (int8, uint8,
+    float32 or float64).
     """
 
-    def __init__(self, path, count, frame_shape, sweep):
+    def __init__(self, path, count, frame_shape, sweep, dtype=np.int8, components=1):
         self.path = path
         self.count = count  #: committed frames
         self.frame_shape = tuple(frame_shape)  #: shape of one frame
         self.sweep = sweep  #: int64 [count], sweeps completed when each frame was taken
+        self.dtype = np.dtype(dtype)  #: the stored element type
+        self.components = components  #: length of the trailing component axis (1: none)
 
     @property
     def shape(self):
@@ -85,13 +102,13 @@ class Snapshots:
         return self.count
 
     def __getitem__(self, key):
-        """Frame i (negative counts from the end) as int8, or a slice of frames."""
+        """Frame i (negative counts from the end), or a slice of frames, in the stored dtype."""
         if isinstance(key, slice):
             start, stop, step = key.indices(self.count)
             if step < 1:
                 raise IndexError("snapshot slices need a positive step")
             if start >= stop:
-                return np.empty((0,) + self.frame_shape, dtype=np.int8)
+                return np.empty((0,) + self.frame_shape, dtype=self.dtype)
             with h5py.File(self.path, "r") as f:
                 return f["snapshots/configuration"][start:stop:step]
         i = int(key)
@@ -155,8 +172,28 @@ class LatticaFile:
         return int(np.prod(self.dims, dtype=np.int64))
 
     @property
+    def model(self):
+        return str(self.attrs.get("model", "ising"))
+
+    @property
+    def components(self):
+        """Components of the order parameter: n for O(n), else 1 (a scalar)."""
+        return int(self.attrs.get("n", 1)) if self.model == "on" else 1
+
+    @property
     def beta(self):
-        return float(self.attrs["beta"])
+        """The inverse temperature, or None for phi4 (its couplings are kappa and lambda)."""
+        value = self.attrs.get("beta")
+        return None if value is None else float(value)
+
+    @property
+    def coupling_name(self):
+        """The coupling a sweep varies: "kappa" for phi4, "beta" otherwise."""
+        return "kappa" if self.model == "phi4" else "beta"
+
+    @property
+    def coupling(self):
+        return float(self.attrs[self.coupling_name])
 
     @property
     def h(self):
@@ -227,7 +264,11 @@ def load(path):
             found = "no schema attribute" if schema is None else f"schema {schema!r}"
             raise SchemaError(f"{path}: not a Lattica file: {found}, expected {SCHEMA!r}")
         attrs = {name: _plain(value) for name, value in f.attrs.items()}
-        for key in ("beta", "lattice_dims"):
+        # phi4 has no temperature: kappa and lambda take beta's place. O(n) needs n for the
+        # normalisation of its Binder cumulant.
+        required = {"phi4": ("kappa", "lambda"), "on": ("beta", "n")}.get(attrs.get("model"),
+                                                                           ("beta",))
+        for key in required + ("lattice_dims",):
             if key not in attrs:
                 raise SchemaError(f"{path}: no root attribute {key}")
         for group in ("observables", "snapshots"):
@@ -264,11 +305,19 @@ def load(path):
         frames = _committed_length(group, path)
         if "configuration" not in group or "sweep" not in group:
             raise SchemaError(f"{path}: /snapshots needs datasets configuration and sweep")
-        frame_shape = group["configuration"].shape[1:]
+        configuration = group["configuration"]
+        frame_shape = configuration.shape[1:]
         snapshot_sweep = group["sweep"][:frames].astype(np.int64, copy=False)
+        components = 1
+        if attrs.get("model") == "on":
+            components = int(attrs["n"])
+            if not frame_shape or frame_shape[-1] != components:
+                raise SchemaError(f"{path}: /snapshots/configuration has frames of "
+                                  f"{frame_shape}, expected a last axis of n = {components}")
+        snapshots = Snapshots(path, frames, frame_shape, snapshot_sweep, configuration.dtype,
+                              components)
 
-    return LatticaFile(path, attrs, observables, sweep,
-                       Snapshots(path, frames, frame_shape, snapshot_sweep), histograms, warnings)
+    return LatticaFile(path, attrs, observables, sweep, snapshots, histograms, warnings)
 
 
 def is_index_file(path):

@@ -1,17 +1,20 @@
 """PNG figures (the `plot` command), drawn with matplotlib's Agg backend.
 
-Per run `<stem>`:
+Per run `<stem>` (e and m as in summary.py: for O(n) m is |m|, for phi4 e is the action
+density S/V and m = phi):
     <stem>.series.png    e and m against the sweep, every replica, thermalisation cut marked
-    <stem>.hist.png      histograms of the energy and the magnetization: the exact ones from
-                         /histograms when the file has them (all measurements, total values
-                         divided by V; the energy one is the interaction part E_J), otherwise
-                         from the analysed series
+    <stem>.hist.png      histograms of e and m: the exact ones from /histograms when the file
+                         has them (Ising/Potts: all measurements, total values divided by V;
+                         the energy one is the interaction part E_J), otherwise from the
+                         analysed series (100 bins for the continuous models)
     <stem>.autocorr.png  normalised autocorrelation rho(t) of e and m^2 (Gamma method, with
                          its error band) and the chosen window W
-Across runs, when they span at least two couplings:
+Across runs of one model, when they span at least two couplings (beta; kappa for phi4):
     vs_beta.png          U4, chi, C and <|m|> against beta with Gamma-method errors, one colour
                          per lattice size, with the single-histogram reweighted curve of each
                          size (from the nearest simulated point) drawn between its points
+    vs_kappa.png         phi4: U4, chi, <phi2> and <|m|> against kappa, points only (no beta,
+                         so no reweighting)
 """
 
 import os
@@ -22,7 +25,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from analysis import crossing, reweight  # noqa: E402
+from analysis import crossing, reweight, summary  # noqa: E402
 
 MAX_POINTS = 20000  # per line in a time series; longer series are thinned for drawing
 
@@ -42,7 +45,15 @@ def _stem(path, taken):
 
 def _title(p):
     dims = "x".join(str(n) for n in p.dims)
-    return f"{os.path.basename(p.paths[0])}: {dims}, beta = {p.beta:g}, h = {p.h:g}"
+    described = ", ".join(f"{k} = {v:g}" for k, v in p.parameters.items() if v is not None)
+    return f"{os.path.basename(p.paths[0])}: {p.model} {dims}, {described}"
+
+
+def _labels(p):
+    """Axis labels of e and m for the model."""
+    if p.model == "phi4":
+        return "S / V", "m = phi"
+    return "e", ("|m|" if p.model == "on" else "m")
 
 
 def time_series(p, path):
@@ -50,7 +61,8 @@ def time_series(p, path):
     sweep = run.sweep
     figure, axes = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
     stride = max(1, len(sweep) // MAX_POINTS)
-    for ax, name, label in ((axes[0], "energy", "e"), (axes[1], "magnetization", "m")):
+    chains = summary.chain_names(p.model)
+    for ax, name, label in zip(axes, chains, _labels(p)):
         data = run.chains[name]
         for r in range(min(data.shape[1], 8)):
             ax.plot(sweep[::stride], data[::stride, r], lw=0.5, alpha=0.8,
@@ -90,10 +102,18 @@ def histograms(p, path):
     run = p.run
     figure, axes = plt.subplots(1, 2, figsize=(11, 4))
     volume = p.volume
-    for ax, name, series, label in ((axes[0], "energy", p.e, "e"),
-                                    (axes[1], "magnetization", p.m, "m")):
+    e_label, m_label = _labels(p)
+    for ax, name, series, label in ((axes[0], "energy", p.e, e_label),
+                                    (axes[1], "magnetization", p.m, m_label)):
         h = run.histograms.get(name)
-        if h is not None:
+        if p.model in ("on", "phi4"):  # continuous values: no lattice of values to bin on
+            values = np.concatenate(series)
+            ax.hist(values, bins=100, weights=np.full(len(values), 1.0 / len(values)),
+                    histtype="stepfilled", alpha=0.7,
+                    label=f"analysed series, {len(values)} samples")
+            ax.set_ylabel("probability")
+            ax.set_xlabel(label)
+        elif h is not None:
             what = "E_J / V" if name == "energy" else "M / V"
             _bars(ax, h.values / volume, h.counts, f"exact histogram, all {h.samples} samples")
             ax.set_xlabel(what)
@@ -110,7 +130,7 @@ def histograms(p, path):
 
 def autocorrelation(p, path):
     figure, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for ax, name in ((axes[0], "e"), (axes[1], "m^2")):
+    for ax, name in ((axes[0], p.energy_name), (axes[1], "m^2")):
         g = p.gamma(name)
         t = np.arange(len(g.rho))
         ax.plot(t, g.rho, "o-", ms=2, lw=1, label=f"rho({name})")
@@ -127,10 +147,14 @@ def autocorrelation(p, path):
     plt.close(figure)
 
 
-def versus_beta(summaries, prepared, path):
-    """U4, chi, C, <|m|> against beta per lattice size; summaries and prepared in step."""
-    panels = (("U4", "derived", "U4"), ("chi", "derived", "chi"), ("C", "derived", "C"),
+def versus_coupling(summaries, prepared, path):
+    """U4, chi, C (phi4: <phi2>) and <|m|> against the coupling (beta; kappa for phi4) per
+    lattice size; summaries and prepared in step, all of one model."""
+    phi4 = prepared[0].model == "phi4"
+    third = ("phi2", "observables", "<phi2>") if phi4 else ("C", "derived", "C")
+    panels = (("U4", "derived", "U4"), ("chi", "derived", "chi"), third,
               ("|m|", "observables", "<|m|>"))
+    coupling = prepared[0].coupling_name
     figure, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True)
     sizes = crossing.group_by_size(prepared)
     order = sorted(sizes, key=lambda d: (int(np.prod(d)), d))
@@ -139,21 +163,22 @@ def versus_beta(summaries, prepared, path):
         colour = colours[c % len(colours)]
         label = f"L = {crossing.size_label(dims)}"
         rows = [(s, p) for s, p in zip(summaries, prepared) if p.dims == dims]
-        rows.sort(key=lambda sp: sp[1].beta)
+        rows.sort(key=lambda sp: sp[1].coupling)
         for ax, (name, group, _) in zip(axes.flat, panels):
-            xs = [p.beta for s, p in rows if name in s[group]]
+            xs = [p.coupling for s, p in rows if name in s[group]]
             key = "mean" if group == "observables" else "value"
             ys = [s[group][name][key] for s, p in rows if name in s[group]]
             es = [s[group][name]["error"] for s, p in rows if name in s[group]]
             ax.errorbar(xs, ys, yerr=es, fmt="o", color=colour, ms=4, capsize=2, label=label)
-        points = sorted(sizes[dims], key=lambda p: p.beta)
-        if len(points) >= 2 and all(p.h == points[0].h for p in points):
+        points = sorted(sizes[dims], key=lambda p: p.coupling)
+        # Reweighting needs beta: none for phi4.
+        if not phi4 and len(points) >= 2 and all(p.h == points[0].h for p in points):
             _reweighted_curve(axes, panels, points, colour)
     for ax, (_, _, title) in zip(axes.flat, panels):
         ax.set_ylabel(title)
         ax.grid(alpha=0.3)
     for ax in axes[1]:
-        ax.set_xlabel("beta")
+        ax.set_xlabel(coupling)
     axes[0][0].legend(loc="best", fontsize="small")
     figure.tight_layout()
     figure.savefig(path, dpi=110)
@@ -174,8 +199,9 @@ def _reweighted_curve(axes, panels, points, colour):
                     alpha=0.7)
 
 
-def plot_all(prepared, summaries, out_dir):
-    """Writes every figure; returns the paths written."""
+def plot_all(prepared, summaries, out_dir, report=None):
+    """Writes every figure; returns the paths written. report(message) hears why the figure
+    across runs was left out, when it was."""
     os.makedirs(out_dir, exist_ok=True)
     written = []
     taken = set()
@@ -186,8 +212,14 @@ def plot_all(prepared, summaries, out_dir):
             path = os.path.join(out_dir, stem + suffix)
             draw(p, path)
             written.append(path)
-    if len({p.beta for p in prepared}) >= 2:
-        path = os.path.join(out_dir, "vs_beta.png")
-        versus_beta(summaries, prepared, path)
-        written.append(path)
+    if len({p.coupling for p in prepared}) >= 2:
+        models = sorted({crossing.model_label(p) for p in prepared})
+        if len(models) > 1:
+            if report is not None:
+                report(f"no figure across runs: they are of different models "
+                       f"({', '.join(models)})")
+        else:
+            path = os.path.join(out_dir, f"vs_{prepared[0].coupling_name}.png")
+            versus_coupling(summaries, prepared, path)
+            written.append(path)
     return written

@@ -20,6 +20,11 @@ Reliable range: the reweighted mean energy must stay inside the central 95 % of 
 energy distribution (between its 2.5 % and 97.5 % quantiles); outside it the few
 measurements in the tail carry the average and the result is not trustworthy. `reach()`
 gives the beta interval where this holds.
+
+Models: anything with a beta and an energy series. For O(n) the energy is continuous, so
+every measurement is its own level (exact, only slower); m is then |m| and U4 the O(n)
+normalisation (summary.binder). phi4 has no beta (its weight is exp(-S) with the couplings
+inside S), so reweighter_for refuses it.
 """
 
 import math
@@ -27,7 +32,7 @@ import math
 import numpy as np
 from scipy import optimize
 
-from analysis import gamma
+from analysis import gamma, summary
 
 QUANTITIES = ("e", "|m|", "m^2", "U4", "C", "chi")
 TAIL = 0.025  # probability in each tail outside the "central part" of the sampled energies
@@ -39,9 +44,10 @@ _COUNT, _DE, _DE2, _ABS, _M2, _M4, _M = range(7)
 class Reweighter:
     """Reweighting of one run's (or merged runs') e and m series to other couplings."""
 
-    def __init__(self, e, m, beta, volume, block_length):
+    def __init__(self, e, m, beta, volume, block_length, components=1):
         """e, m: lists of per-replica arrays (energy and magnetization per site, after the
-        thermalisation cut); beta: the simulated coupling; block_length in measurements."""
+        thermalisation cut); beta: the simulated coupling; block_length in measurements;
+        components: n of an O(n) model (its Binder normalisation), 1 for a scalar m."""
         e = gamma.replicas_of(e)
         m = gamma.replicas_of(m)
         lengths = [len(x) for x in e]
@@ -49,6 +55,7 @@ class Reweighter:
             raise ValueError("e and m differ in shape")
         self.beta = float(beta)
         self.volume = int(volume)
+        self.components = int(components)
         self.bounds = gamma.block_bounds(lengths, block_length)
         self.block_length = block_length
         e_all = np.concatenate(e)
@@ -121,7 +128,7 @@ class Reweighter:
             "m^2": m2,
             "m^4": m4,
             "m": s[..., _M] / z,
-            "U4": 1.0 - m4 / (3.0 * m2 * m2),
+            "U4": summary.binder(m4, m2, self.components),
             "C": beta * beta * self.volume * variance,
             "chi": beta * self.volume * (m2 - absm * absm),
             "chi'": beta * self.volume * m2,
@@ -184,7 +191,11 @@ class Reweighter:
 def reweighter_for(prepared):
     """A Reweighter for a summary.Prepared run, blocks chosen from its Gamma analysis.
     Returns (reweighter, block_ok) where block_ok is False when the data were too short for
-    blocks of 20 tau_int with at least 20 blocks."""
+    blocks of 20 tau_int with at least 20 blocks. ValueError for a run without beta (phi4)."""
+    if prepared.beta is None:
+        raise ValueError(f"{prepared.paths[0]}: a {prepared.model} run has no beta to "
+                         f"reweight in")
     tau = prepared.max_tau()
     length, ok = gamma.choose_block_length(tau, [len(x) for x in prepared.e])
-    return Reweighter(prepared.e, prepared.m, prepared.beta, prepared.volume, length), ok
+    return Reweighter(prepared.e, prepared.m, prepared.beta, prepared.volume, length,
+                      prepared.components), ok

@@ -9,13 +9,31 @@ inside the first half would inflate that half's own Gamma error and so hide itse
 already discards run.thermalization sweeps, so c = 0 is allowed. When no candidate passes,
 1/2 is cut and a warning says that the series drifts. `--cut N` overrides.
 
-Quantities (per site; V = number of sites, beta the simulated coupling):
-    primary: e, m, |m|, m^2, m^4, e^2
-    U4      = 1 - <m^4> / (3 <m^2>^2)                   Binder cumulant
-    chi     = beta V (<m^2> - <|m|>^2)                  susceptibility (|m| convention)
-    chi'    = beta V <m^2>                              only at h = 0 (<m> = 0 by symmetry)
-    chi_c   = beta V (<m^2> - <m>^2)                    only at h != 0 (connected)
-    C       = beta^2 V (<e^2> - <e>^2)                  specific heat
+Per model, e is the energy-like series and m the order parameter (per site; V = number of
+sites, beta the simulated coupling):
+    ising, potts  e = energy, m = magnetization (signed for Ising)
+    on            e = energy (with the h term), m = magnetization = |m|, the modulus of the
+                  magnetisation vector; the components are magnetization_0 .. _{n-1}
+    phi4          m = phi (signed mean field), no energy: the action density S/V stands in for
+                  e in the thermalisation check; no beta
+
+Primary observables:
+    ising, potts  e, m, |m|, m^2, m^4, e^2
+    on            e, |m|, m^2, m^4, e^2; m_0, m_0^2 (component along h, only at h != 0);
+                  n = 2: helicity_0 .. _{d-1} (each one's mean is the helicity modulus)
+    phi4          m, |m|, m^2, m^4, phi2 (local (1/V) sum phi_x^2), link, action
+
+Derived quantities (b = beta, or 1 for phi4, whose action already holds the couplings):
+    U4      = 1 - <m^4> / (3 <m^2>^2)                   Binder cumulant, scalar m (2/3
+                                                        ordered, 0 for Gaussian m)
+            = (n+2)/2 (1 - n/(n+2) <m^4>/<m^2>^2)       O(n), m the n-vector: 1 ordered, 0 for
+                                                        a Gaussian m vector
+    chi     = b V (<m^2> - <|m|>^2)                     susceptibility (|m| convention)
+    chi'    = b V <m^2>                                 only at h = 0 (<m> = 0 by symmetry)
+    chi_c   = b V (<m^2> - <m>^2)                       only at h != 0 (connected; O(n): of
+                                                        m_0, the component along the field)
+    C       = beta^2 V (<e^2> - <e>^2)                  specific heat (not for phi4)
+    Upsilon = (1/d) sum_a <helicity_a>                  O(2): helicity modulus, axis average
 """
 
 import math
@@ -31,7 +49,7 @@ CUT_RULE = ("smallest of 0, 1/16, 1/8, 1/4, 1/2 of the series whose kept part ha
             "second-half means of e and m^2 agreeing within 3 sqrt(2) times the Gamma error "
             "of the second half's mean")
 
-PRIMARY_NAMES = ("e", "m", "|m|", "m^2", "m^4", "e^2")
+PRIMARY_NAMES = ("e", "m", "|m|", "m^2", "m^4", "e^2")  # Ising and Potts
 
 
 _PRIMARY = {
@@ -44,32 +62,104 @@ _PRIMARY = {
 }
 
 
-def primary(name, e, m):
-    """One primary observable as a list of replica arrays, from e and m replica lists."""
-    return [_PRIMARY[name](x, y) for x, y in zip(e, m)]
+def chain_names(model):
+    """(energy-like chain, order-parameter chain) of a model's file."""
+    return ("action", "phi") if model == "phi4" else ("energy", "magnetization")
 
 
-def primary_series(e, m):
-    """The primary observables as lists of replica arrays, from e and m replica lists."""
-    return {name: primary(name, e, m) for name in PRIMARY_NAMES}
+def primary_names(model="ising", components=1, h=0.0, helicity_axes=0):
+    """The primary observables summary reports for a model (see the module doc);
+    helicity_axes: how many helicity_a series an O(2) file has (d, or 0 without them)."""
+    if model == "phi4":
+        return ["m", "|m|", "m^2", "m^4", "phi2", "link", "action"]
+    if model == "on":
+        names = ["e", "|m|", "m^2", "m^4", "e^2"]  # m is already the modulus: no separate |m|
+        if h != 0.0:
+            names += ["m_0", "m_0^2"]
+        names += [f"helicity_{a}" for a in range(helicity_axes)]
+        return names
+    return list(PRIMARY_NAMES)
 
 
-def derived_quantities(beta, volume, h):
-    """(name, inputs, f, description) of the derived quantities; f takes the means of inputs."""
+def primary(name, e, m, extra=None):
+    """One primary observable as a list of replica arrays, from the e and m replica lists;
+    names other than those of e and m are other chains of the file, in extra
+    ({chain name: replica list}); m_0 is magnetization_0 and a trailing ^2 squares."""
+    if name in _PRIMARY:
+        return [_PRIMARY[name](x, y) for x, y in zip(e, m)]
+    if name == "action":  # phi4's energy-like series
+        return list(e)
+    if name.endswith("^2"):
+        return [x * x for x in primary(name[:-2], e, m, extra)]
+    return list((extra or {})["magnetization_0" if name == "m_0" else name])
+
+
+def binder(m4, m2, components=1):
+    """The Binder cumulant from <m^4> and <m^2> (numbers or arrays).
+
+    Scalar order parameter (components = 1): the Ising convention 1 - <m^4>/(3 <m^2>^2),
+    0 for Gaussian m, 2/3 when ordered. O(n) vector m (components = n): with r =
+    <|m|^4>/<|m|^2>^2 a Gaussian m vector has r = (n+2)/n (each component contributes 3 s^4,
+    each pair of components 2 s^4) and an ordered one (fixed |m|) r = 1, so
+    U = (n+2)/2 (1 - n/(n+2) r) is 0 and 1 there."""
+    if components == 1:
+        return 1.0 - m4 / (3.0 * m2 * m2)
+    n = components
+    return 0.5 * ((n + 2) - n * m4 / (m2 * m2))
+
+
+def derived_quantities(beta, volume, h, model="ising", components=1, helicity_axes=0):
+    """(name, inputs, f, description) of the derived quantities; f takes the means of inputs.
+    beta None (phi4): the susceptibilities carry no beta factor and there is no C.
+    helicity_axes: d for an O(2) run with its helicity_a series, else 0."""
+    n = components
+    if n == 1:
+        u4 = "1 - <m^4>/(3 <m^2>^2)"
+    else:
+        u4 = f"(n+2)/2 (1 - n/(n+2) <m^4>/<m^2>^2), n = {n} (0 Gaussian m vector, 1 ordered)"
+    b, bv = (beta, "beta V") if beta is not None else (1.0, "V")
+    note = " (no beta: phi4 has none)" if beta is None else ""
     specs = [
-        ("U4", ("m^4", "m^2"), lambda a: 1.0 - a[0] / (3.0 * a[1] ** 2),
-         "1 - <m^4>/(3 <m^2>^2)"),
-        ("chi", ("m^2", "|m|"), lambda a: beta * volume * (a[0] - a[1] ** 2),
-         "beta V (<m^2> - <|m|>^2)"),
+        ("U4", ("m^4", "m^2"), lambda a: binder(a[0], a[1], n), u4),
+        ("chi", ("m^2", "|m|"), lambda a: b * volume * (a[0] - a[1] ** 2),
+         f"{bv} (<m^2> - <|m|>^2){note}"),
     ]
     if h == 0.0:
-        specs.append(("chi'", ("m^2",), lambda a: beta * volume * a[0], "beta V <m^2>"))
+        specs.append(("chi'", ("m^2",), lambda a: b * volume * a[0], f"{bv} <m^2>{note}"))
+    elif model == "on":  # connected, along the field: the modulus is never centred
+        specs.append(("chi_c", ("m_0^2", "m_0"), lambda a: b * volume * (a[0] - a[1] ** 2),
+                      f"{bv} (<m_0^2> - <m_0>^2), m_0 along h"))
     else:
-        specs.append(("chi_c", ("m^2", "m"), lambda a: beta * volume * (a[0] - a[1] ** 2),
-                      "beta V (<m^2> - <m>^2)"))
-    specs.append(("C", ("e^2", "e"), lambda a: beta ** 2 * volume * (a[0] - a[1] ** 2),
-                  "beta^2 V (<e^2> - <e>^2)"))
+        specs.append(("chi_c", ("m^2", "m"), lambda a: b * volume * (a[0] - a[1] ** 2),
+                      f"{bv} (<m^2> - <m>^2){note}"))
+    if beta is not None:
+        specs.append(("C", ("e^2", "e"), lambda a: beta ** 2 * volume * (a[0] - a[1] ** 2),
+                      "beta^2 V (<e^2> - <e>^2)"))
+    if helicity_axes:
+        axes = tuple(f"helicity_{a}" for a in range(helicity_axes))
+        specs.append(("Upsilon", axes, lambda a: float(np.mean(a)),
+                      f"helicity modulus, (1/{helicity_axes}) sum_a <helicity_a>"))
     return specs
+
+
+def model_notes(model):
+    """What a reader of a summary of this model should know about its conventions."""
+    if model == "on":
+        return ["m is |m|, the modulus of the magnetisation vector (1/V) sum_i s_i; U4 is the "
+                "O(n) Binder cumulant normalised to 0 (Gaussian m vector) and 1 (ordered)"]
+    if model == "phi4":
+        return ["m = phi, the signed mean field (1/V) sum_x phi_x; phi2 is the local "
+                "(1/V) sum_x phi_x^2, not m^2. phi4 has no beta: chi carries no beta factor and "
+                "there is no specific heat; the action density stands in for e in the "
+                "thermalisation check"]
+    return []
+
+
+def model_parameters(run):
+    """The model's parameters from a LatticaFile's attributes, in display order."""
+    names = {"on": ("n", "beta", "h"), "phi4": ("kappa", "lambda", "h"),
+             "potts": ("q", "beta", "h")}.get(run.model, ("beta", "h"))
+    return {name: run.attrs.get(name, 0.0 if name == "h" else None) for name in names}
 
 
 def _halves_agree(series):
@@ -115,12 +205,12 @@ class Prepared:
     """The analysed part of one run (or of several runs at the same parameters)."""
 
     paths: list
-    beta: float
+    beta: float  #: None for phi4
     h: float
     dims: tuple
     volume: int
-    e: list  #: per-replica arrays of energy per site, after the cut
-    m: list  #: per-replica arrays of magnetization per site, after the cut
+    e: list  #: per-replica arrays of the energy-like series per site, after the cut
+    m: list  #: per-replica arrays of the order parameter per site, after the cut
     cut: int  #: measurements per replica discarded
     auto_cut: bool
     drift_free: bool
@@ -128,6 +218,10 @@ class Prepared:
     spacing: float  #: sweeps between measurements (None with fewer than 2)
     run: object = None  #: the LatticaFile (first one when merged)
     warnings: list = field(default_factory=list)
+    model: str = "ising"
+    components: int = 1  #: n for O(n), else 1
+    parameters: dict = field(default_factory=dict)  #: the model's parameters, for display
+    extra: dict = field(default_factory=dict)  #: other chains: name -> replica list, cut
     _gammas: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -138,25 +232,58 @@ class Prepared:
     def used(self):
         return sum(len(x) for x in self.e)
 
+    @property
+    def coupling_name(self):
+        return "kappa" if self.model == "phi4" else "beta"
+
+    @property
+    def coupling(self):
+        """beta, or kappa for phi4: what a sweep over this model varies."""
+        return self.beta if self.beta is not None else self.parameters.get("kappa")
+
+    @property
+    def energy_name(self):
+        return "action" if self.model == "phi4" else "e"
+
+    @property
+    def helicity_axes(self):
+        """d when this is an O(2) run with all its helicity_a series, else 0."""
+        axes = [f"helicity_{a}" for a in range(len(self.dims))]
+        wanted = self.model == "on" and self.components == 2
+        return len(axes) if wanted and all(a in self.extra for a in axes) else 0
+
+    def primary_names(self):
+        return primary_names(self.model, self.components, self.h, self.helicity_axes)
+
+    def series(self, name):
+        return primary(name, self.e, self.m, self.extra)
+
     def primaries(self):
-        return primary_series(self.e, self.m)
+        return {name: self.series(name) for name in self.primary_names()}
 
     def gamma(self, name):
         """Gamma analysis of a primary observable (cached)."""
         if name not in self._gammas:
-            self._gammas[name] = gamma.analyse(primary(name, self.e, self.m))
+            self._gammas[name] = gamma.analyse(self.series(name))
         return self._gammas[name]
 
-    def max_tau(self, names=("e", "|m|", "m^2")):
+    def max_tau(self, names=None):
+        names = names or (self.energy_name, "|m|", "m^2")
         return max(self.gamma(name).tau_int for name in names)
 
 
 def prepare(run, cut=None):
     """The analysed part of a LatticaFile: the thermalisation cut (automatic when cut is
     None, else cut measurements per replica) applied to every replica."""
-    if "energy" not in run.chains or "magnetization" not in run.chains:
-        raise ValueError(f"{run.path}: needs observables energy and magnetization")
-    energy, magnetization = run.chains["energy"], run.chains["magnetization"]
+    energy_name, order_name = chain_names(run.model)
+    needed = [energy_name, order_name]
+    if run.model == "on" and run.h != 0.0:
+        needed.append("magnetization_0")
+    missing = [name for name in needed if name not in run.chains]
+    if missing:
+        raise ValueError(f"{run.path}: needs observables {', '.join(needed)}; missing "
+                         f"{', '.join(missing)}")
+    energy, magnetization = run.chains[energy_name], run.chains[order_name]
     n = energy.shape[0]
     if n < 2:
         raise ValueError(f"{run.path}: {n} committed measurements; at least 2 are needed")
@@ -172,25 +299,36 @@ def prepare(run, cut=None):
                             f"differ by {z:.1f} errors; run longer")
     if not 0 <= cut <= n - 2:
         raise ValueError(f"{run.path}: cannot cut {cut} of {n} measurements")
-    return Prepared([run.path], run.beta, run.h, run.dims, run.volume,
-                    [x[cut:] for x in e], [x[cut:] for x in m], cut, auto, drift_free, n,
-                    run.sweep_spacing, run, warnings)
+    extra = {name: [chain[cut:, r] for r in range(chain.shape[1])]
+             for name, chain in run.chains.items() if name not in (energy_name, order_name)}
+    prepared = Prepared([run.path], run.beta, run.h, run.dims, run.volume,
+                        [x[cut:] for x in e], [x[cut:] for x in m], cut, auto, drift_free, n,
+                        run.sweep_spacing, run, warnings, model=run.model,
+                        components=run.components, parameters=model_parameters(run),
+                        extra=extra)
+    if run.model == "on" and run.components == 2 and not prepared.helicity_axes:
+        warnings.append("no helicity_0 .. helicity_{d-1} series: no helicity modulus")
+    return prepared
 
 
 def merge(prepared):
-    """Several Prepared runs at the same (dims, beta, h) as one with all their replicas."""
+    """Several Prepared runs of one model at the same dims and parameters as one with all
+    their replicas."""
     first = prepared[0]
     if len(prepared) == 1:
         return first
     for p in prepared[1:]:
-        if (p.dims, p.beta, p.h) != (first.dims, first.beta, first.h):
+        if (p.model, p.dims, p.parameters) != (first.model, first.dims, first.parameters):
             raise ValueError("merge: runs differ in parameters")
     warnings = [w for p in prepared for w in p.warnings]
+    shared = set.intersection(*(set(p.extra) for p in prepared))
+    extra = {name: [x for p in prepared for x in p.extra[name]] for name in shared}
     return Prepared([path for p in prepared for path in p.paths], first.beta, first.h,
                     first.dims, first.volume, [x for p in prepared for x in p.e],
                     [x for p in prepared for x in p.m], first.cut,
                     all(p.auto_cut for p in prepared), all(p.drift_free for p in prepared),
-                    first.measurements, first.spacing, first.run, warnings)
+                    first.measurements, first.spacing, first.run, warnings, model=first.model,
+                    components=first.components, parameters=first.parameters, extra=extra)
 
 
 def _finite(x):
@@ -211,12 +349,13 @@ def summarize(p):
     """Means, errors and autocorrelation times of a Prepared run as a plain dict."""
     a = p.run.attrs if p.run is not None else {}
     observables = {}
-    for name in PRIMARY_NAMES:
+    for name in p.primary_names():
         observables[name] = _gamma_dict(p.gamma(name), p.spacing)
     derived = {}
-    for name, inputs, f, description in derived_quantities(p.beta, p.volume, p.h):
+    for name, inputs, f, description in derived_quantities(p.beta, p.volume, p.h, p.model,
+                                                           p.components, p.helicity_axes):
         try:
-            result = gamma.analyse_derived(f, [primary(i, p.e, p.m) for i in inputs])
+            result = gamma.analyse_derived(f, [p.series(i) for i in inputs])
         except (ValueError, ZeroDivisionError) as e:
             p.warnings.append(f"{name}: {e}")
             continue
@@ -227,8 +366,9 @@ def summarize(p):
     dims = list(p.dims)
     return {
         "file": p.paths[0] if len(p.paths) == 1 else p.paths,
-        "model": a.get("model"),
+        "model": a.get("model", p.model),
         "algorithm": a.get("algorithm"),
+        "parameters": dict(p.parameters),
         "lattice_dims": dims,
         "L": dims[0] if len(set(dims)) == 1 else dims,
         "volume": p.volume,
@@ -246,6 +386,7 @@ def summarize(p):
         "sweep_spacing": p.spacing,
         "observables": observables,
         "derived": derived,
+        "notes": model_notes(p.model),
         "warnings": list(p.warnings),
     }
 
@@ -267,31 +408,36 @@ def format_summary(s):
     where = f", sweep point {s['point_index']}" if s["point_index"] is not None else ""
     files = s["file"] if isinstance(s["file"], str) else ", ".join(s["file"])
     lines.append(f"{files}")
+    parameters = s.get("parameters") or {"beta": s["beta"], "h": s["h"]}
+    described = ", ".join(f"{k} = {v!r}" for k, v in parameters.items())
     lines.append(f"  {s['model']} ({s['algorithm']}), lattice {dims} (V = {s['volume']}), "
-                 f"beta = {s['beta']!r}, h = {s['h']!r}, replicas = {s['replicas']}{where}")
+                 f"{described}, replicas = {s['replicas']}{where}")
     spacing = s["sweep_spacing"]
     how = "automatic" if s["cut_rule"] != "given (--cut)" else "given"
     lines.append(f"  measurements: {s['measurements']} per replica, cut {s['cut']} ({how}), "
                  f"used {s['measurements_used_per_replica']} x {s['replicas']} = "
                  f"{s['measurements_used']}; "
                  + (f"{spacing:g} sweeps apart" if spacing is not None else "spacing unknown"))
-    header = (f"  {'quantity':<8} {'mean ± error':>30} {'tau_int (meas.)':>18} "
+    width = max([8] + [len(name) for name in s["observables"]])
+    header = (f"  {'quantity':<{width}} {'mean ± error':>30} {'tau_int (meas.)':>18} "
               f"{'tau_int (sweeps)':>17} {'W':>6}")
     lines.append(header)
     for name, d in s["observables"].items():
-        lines.append(_row(name, d["mean"], d))
-    lines.append(f"  {'derived':<8} {'value ± error':>30}")
+        lines.append(_row(name, d["mean"], d, width))
+    lines.append(f"  {'derived':<{width}} {'value ± error':>30}")
     for name, d in s["derived"].items():
-        lines.append(_row(name, d["value"], d) + f"   {d['definition']}")
+        lines.append(_row(name, d["value"], d, width) + f"   {d['definition']}")
+    for note in s.get("notes", []):
+        lines.append(f"  note: {note}")
     for w in s["warnings"]:
         lines.append(f"  warning: {w}")
     return "\n".join(lines)
 
 
-def _row(name, value, d):
+def _row(name, value, d, width=8):
     tau = format_value(d["tau_int"], d["tau_int_error"])
     sweeps = d.get("tau_int_sweeps")
     sweeps = f"{sweeps:.3g}" if sweeps is not None else "-"
     window = f"{d['window']}" + ("" if d["window_found"] else "!")
-    return (f"  {name:<8} {format_value(value, d['error']):>30} {tau:>18} {sweeps:>17} "
+    return (f"  {name:<{width}} {format_value(value, d['error']):>30} {tau:>18} {sweeps:>17} "
             f"{window:>6}")

@@ -146,7 +146,7 @@ class CudaExec {
   cudaStream_t stream() const { return stream_; }
 
  private:
-  static constexpr size_t kScratchBytes = 64 * 1024;
+  static constexpr size_t kScratchBytes = 256 * 1024;  // partials of the largest Sums (O(n): 96 B)
   int device_;
   int block_size_;
   int64_t max_grid_ = 0;

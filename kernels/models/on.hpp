@@ -155,8 +155,7 @@ struct OnModel {
     if (!(k > Real(0))) return uniform_direction(random);
     Spin axis;
     for (int c = 0; c < N; ++c) axis.c[c] = f.c[c] / f_norm;
-    constexpr uint32_t kLastTry = static_cast<uint32_t>(kMaxRngDraws) - 4;
-    if (N == 2) {
+    if constexpr (N == 2) {
       Real x;
       if (!von_mises_cosine(k, random, x)) return old;
       const Real sine = real_math::sqrt(x * x < Real(1) ? Real(1) - x * x : Real(0));
@@ -165,7 +164,15 @@ struct OnModel {
       s.c[0] = x * axis.c[0] - sign * sine * axis.c[1];
       s.c[1] = x * axis.c[1] + sign * sine * axis.c[0];
       return normalise(s) ? s : old;
+    } else {
+      return heat_bath_n3(k, axis, old, random);
     }
+  }
+
+  /// Heat bath for n >= 3 given k = beta |F| > 0 and the unit vector along F.
+  LATTICA_HD_INLINE static Spin heat_bath_n3(Real k, const Spin& axis, const Spin& old,
+                                             SiteRandom& random) {
+    constexpr uint32_t kLastTry = static_cast<uint32_t>(kMaxRngDraws) - 4;
     // x = cos(angle to F) from exp(k x) on [-1, 1] by inversion, written with log1p/expm1 so
     // it is accurate for every k; for n > 3, the measure's (1 - x^2)^((n-3)/2) by rejection.
     Real x;

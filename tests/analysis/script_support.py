@@ -59,6 +59,21 @@ def run(command, timeout, merge_stderr=False, **kwargs):
         sys.exit(f"FAIL: {command[0]}: {e}")
 
 
+def call_analysis(*argv):
+    """Runs `python3 -m analysis ARGV...` in this process: (status, stdout, stderr)."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from analysis import __main__ as cli
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            status = cli.main(list(argv))
+        except SystemExit as e:
+            status = e.code
+    return status, out.getvalue(), err.getvalue()
+
+
 def analysis_env():
     """os.environ with the repository root first on PYTHONPATH, for `python3 -m analysis`."""
     return dict(os.environ, PYTHONPATH=os.pathsep.join(

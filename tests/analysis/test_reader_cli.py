@@ -9,7 +9,6 @@ cross; plot writes its figures; --json refuses to overwrite a data file; --help 
 Run: /usr/bin/python3 tests/analysis/test_reader_cli.py
 """
 
-import io
 import json
 import os
 import pathlib
@@ -17,15 +16,13 @@ import subprocess
 import sys
 import tempfile
 import unittest
-from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from script_support import analysis_env, ar1  # noqa: E402
+from script_support import analysis_env, ar1, call_analysis  # noqa: E402
 
-from analysis import __main__ as cli  # noqa: E402
 from analysis import gamma, lattica_file, synthetic  # noqa: E402
 
 
@@ -40,15 +37,7 @@ def ising_like(rng, n, replicas, volume, a=0.6, e_mean=-1.4, m_scale=0.5):
     return e, m
 
 
-def call(*argv):
-    """Runs the command line in this process: (status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            status = cli.main(list(argv))
-        except SystemExit as e:
-            status = e.code
-    return status, out.getvalue(), err.getvalue()
+call = call_analysis  # the command line, in this process: (status, stdout, stderr)
 
 
 class Scratch(unittest.TestCase):

@@ -45,15 +45,13 @@ TEST_P(GpuChain, IdenticalToCpuReference) {
   const int every = 10;
   auto cpu = make_cpu_engine(s);
   const auto cpu_series = sample(*cpu, 0, c.sweeps / every, every);
-  std::vector<int8_t> cpu_config(static_cast<size_t>(cpu->volume() * c.replicas));
-  cpu->configuration(cpu_config.data());
+  const std::vector<unsigned char> cpu_config = configuration_bytes(*cpu);
 
   for (int block : {64, 256, 1024}) {
     s.cuda_block_size = block;
     auto gpu = make_cuda_engine(s);
     const auto gpu_series = sample(*gpu, 0, c.sweeps / every, every);
-    std::vector<int8_t> gpu_config(static_cast<size_t>(gpu->volume() * c.replicas));
-    gpu->configuration(gpu_config.data());
+    const std::vector<unsigned char> gpu_config = configuration_bytes(*gpu);
     ASSERT_EQ(gpu_series.size(), cpu_series.size());
     for (size_t o = 0; o < cpu_series.size(); ++o) {
       for (size_t k = 0; k < cpu_series[o].size(); ++k) {

@@ -12,7 +12,7 @@ namespace {
 
 struct Trace {
   std::vector<std::vector<double>> series;
-  std::vector<int8_t> configuration;
+  std::vector<unsigned char> configuration;
 };
 
 Trace run(EngineSettings s, int threads) {
@@ -20,8 +20,7 @@ Trace run(EngineSettings s, int threads) {
   auto engine = make_cpu_engine(s);
   Trace t;
   t.series = sample(*engine, 20, 40, 5);
-  t.configuration.resize(static_cast<size_t>(engine->volume()));
-  engine->configuration(t.configuration.data());
+  t.configuration = configuration_bytes(*engine);
   return t;
 }
 
@@ -61,6 +60,33 @@ TEST(ThreadIndependence, Ising3d) {
 TEST(ThreadIndependence, Ising4d) {
   expect_thread_independent(
       settings({6, 4, 4, 8}, 0.1497, 0.0, UpdateAlgorithm::heatbath, InitialState::hot));
+}
+
+// Continuous models too: the CPU reductions sum in a fixed order, so even the doubles agree.
+TEST(ThreadIndependence, HeisenbergFloatMetropolisOverrelaxation) {
+  EngineSettings s = settings({12, 10, 8}, 0.69, 0.05, UpdateAlgorithm::metropolis,
+                              InitialState::hot);
+  s.model = ModelKind::on;
+  s.n = 3;
+  s.precision = Precision::float32;
+  s.sequence = {UpdateAlgorithm::metropolis, UpdateAlgorithm::overrelaxation};
+  expect_thread_independent(s);
+}
+TEST(ThreadIndependence, XyHeatBath) {
+  EngineSettings s = settings({34, 20}, 1.12, 0.0, UpdateAlgorithm::heatbath, InitialState::hot);
+  s.model = ModelKind::on;
+  s.n = 2;
+  expect_thread_independent(s);
+}
+TEST(ThreadIndependence, Phi4) {
+  EngineSettings s = settings({16, 8, 6}, 0.0, 0.02, UpdateAlgorithm::metropolis,
+                              InitialState::hot);
+  s.model = ModelKind::phi4;
+  s.kappa = 0.18;
+  s.lambda = 1.1;
+  s.hits = 3;
+  s.sequence = {UpdateAlgorithm::metropolis, UpdateAlgorithm::overrelaxation};
+  expect_thread_independent(s);
 }
 
 TEST(ChainIndependence, SplittingSweepsDoesNotChangeTheChain) {

@@ -1,5 +1,6 @@
 #include "tests/support/statistics.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -25,6 +26,15 @@ Estimate binned_estimate(const std::vector<double>& series, int bins) {
 
 double z_score(const Estimate& e, double exact) { return (e.mean - exact) / e.error; }
 
+std::vector<unsigned char> configuration_bytes(Engine& engine) {
+  const SnapshotFormat f = engine.snapshot_format();
+  const size_t bytes = f.type == ElementType::float64 ? 8 : f.type == ElementType::float32 ? 4 : 1;
+  std::vector<unsigned char> out(static_cast<size_t>(engine.replicas() * engine.volume()) *
+                                 f.components * bytes);
+  engine.configuration(out.data());
+  return out;
+}
+
 std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization,
                                         int64_t measurements, int64_t every) {
   const size_t n_obs = engine.observable_names().size();
@@ -42,7 +52,12 @@ std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization,
     }
   };
   engine.initialize();
-  engine.sweep(0, static_cast<uint64_t>(thermalization));
+  // Thermalization as sim does it: blocks of 10 sweeps, after each of which a tunable
+  // Metropolis step is adjusted.
+  for (int64_t s = 0; s < thermalization; s += 10) {
+    engine.thermalization_sweep(static_cast<uint64_t>(s),
+                                static_cast<uint64_t>(std::min<int64_t>(10, thermalization - s)));
+  }
   uint64_t sweep = static_cast<uint64_t>(thermalization);
   for (int64_t m = 0; m < measurements; ++m) {
     engine.sweep(sweep, static_cast<uint64_t>(every));

@@ -22,10 +22,15 @@ double z_score(const Estimate& e, double exact);
 /// Measurements an engine made for sample() must be able to queue (its measurement_capacity).
 constexpr int64_t kSampleBatch = 1024;
 
-/// Runs `measurements` measurements, `every` sweeps apart, after `thermalization` sweeps, and
+/// Runs `measurements` measurements, `every` sweeps apart, after `thermalization` sweeps (which
+/// tune a continuous model's Metropolis step as sim does), and
 /// returns one series per replica and observable: series[r * observables + o].
 std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization,
                                         int64_t measurements, int64_t every);
+
+/// Every replica's configuration in lexicographic order, as raw bytes of the engine's
+/// snapshot format (for exact comparisons whatever the model).
+std::vector<unsigned char> configuration_bytes(Engine& engine);
 
 /// Transforms a series element-wise.
 template <class F>

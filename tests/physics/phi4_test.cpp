@@ -1,0 +1,146 @@
+// phi^4 on the CPU reference backend: the free field (lambda = 0) against the exact
+// finite-lattice propagator in d = 2 and 3, with and without the linear term, and the large
+// lambda limit against the exactly enumerated Ising model at beta = 2 kappa.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kernels/models/phi4.hpp"
+#include "tests/support/exact_ising.hpp"
+#include "tests/support/statistics.hpp"
+
+namespace lattica::test {
+namespace {
+
+using Sequence = std::vector<UpdateAlgorithm>;
+constexpr UpdateAlgorithm kMetropolis = UpdateAlgorithm::metropolis;
+constexpr UpdateAlgorithm kOverrelaxation = UpdateAlgorithm::overrelaxation;
+
+EngineSettings phi4_settings(std::vector<int64_t> dims, double kappa, double lambda, double h,
+                             Sequence sequence, int hits,
+                             Precision precision = Precision::float64) {
+  EngineSettings s;
+  s.model = ModelKind::phi4;
+  s.dims = std::move(dims);
+  s.kappa = kappa;
+  s.lambda = lambda;
+  s.field = h;
+  s.sequence = std::move(sequence);
+  s.hits = hits;
+  s.precision = precision;
+  s.seed = 31415;
+  s.cpu_threads = 1;
+  return s;
+}
+
+void expect_z(const std::vector<double>& series, double exact, const std::string& what) {
+  const Estimate e = binned_estimate(series);
+  EXPECT_LT(std::fabs(z_score(e, exact)), 4.0)
+      << what << ": " << e.mean << " +- " << e.error << ", exact " << exact;
+}
+
+/// The free field S = (1/2) phi M phi - h sum phi with M(p) = 2 - 4 kappa sum_mu cos p_mu on the
+/// periodic lattice: <phi_x> = h / M(0), and the connected propagator G(x) = (1/V) sum_p
+/// e^{ipx} / M(p). Returns <phi_x^2> and <phi_x phi_{x+e_0}> (summing every momentum).
+struct FreeField {
+  double phi;
+  double phi2;
+  double link;
+};
+FreeField free_field(const std::vector<int64_t>& dims, double kappa, double h) {
+  const double two_pi = 6.283185307179586;
+  int64_t volume = 1;
+  for (int64_t l : dims) volume *= l;
+  double g0 = 0, g1 = 0;
+  for (int64_t i = 0; i < volume; ++i) {
+    int64_t rest = i;
+    double cos_sum = 0, cos_first = 0;
+    for (int a = static_cast<int>(dims.size()) - 1; a >= 0; --a) {
+      const double c = std::cos(two_pi * static_cast<double>(rest % dims[a]) / dims[a]);
+      rest /= dims[a];
+      cos_sum += c;
+      if (a == 0) cos_first = c;
+    }
+    const double m = 2 - 4 * kappa * cos_sum;
+    g0 += 1 / m;
+    g1 += cos_first / m;
+  }
+  const double mean = h / (2 - 4 * kappa * static_cast<double>(dims.size()));
+  return {mean, g0 / volume + mean * mean, g1 / volume + mean * mean};
+}
+
+void check_free_field(const EngineSettings& s, int64_t measurements, const std::string& what) {
+  auto engine = make_cpu_engine(s);
+  const auto series = sample(*engine, 500, measurements, 2);  // phi, |phi|, phi2, phi4, link, S
+  const FreeField exact = free_field(s.dims, s.kappa, s.field);
+  expect_z(series[0], exact.phi, what + ": <phi>");
+  expect_z(series[2], exact.phi2, what + ": <phi^2>");
+  expect_z(series[4], exact.link, what + ": <phi_x phi_x+mu>");
+  // Gaussian: <phi^4> = 3 G(0)^2 for the connected part at h = 0.
+  if (s.field == 0.0) expect_z(series[3], 3 * exact.phi2 * exact.phi2, what + ": <phi^4>");
+}
+
+TEST(Phi4Exact, FreeFieldTwoDimensions) {
+  check_free_field(phi4_settings({8, 8}, 0.2, 0.0, 0.0, {kMetropolis}, 4), 4000,
+                   "d = 2, 4-hit Metropolis");
+  check_free_field(phi4_settings({8, 8}, 0.2, 0.0, 0.0, {kMetropolis, kOverrelaxation}, 1), 4000,
+                   "d = 2, Metropolis + over-relaxation");
+}
+
+TEST(Phi4Exact, FreeFieldThreeDimensions) {
+  check_free_field(phi4_settings({6, 6, 6}, 0.14, 0.0, 0.0, {kMetropolis, kOverrelaxation}, 2),
+                   3000, "d = 3, Metropolis + over-relaxation");
+  check_free_field(phi4_settings({4, 4, 4}, 0.12, 0.0, 0.0, {kMetropolis}, 3), 4000,
+                   "d = 3, 3-hit Metropolis");
+}
+
+TEST(Phi4Exact, FreeFieldWithLinearTerm) {
+  check_free_field(phi4_settings({8, 8}, 0.15, 0.0, 0.3, {kMetropolis, kOverrelaxation}, 2), 4000,
+                   "d = 2, h = 0.3");
+  check_free_field(phi4_settings({6, 6, 6}, 0.1, 0.0, -0.2, {kMetropolis}, 2), 3000,
+                   "d = 3, h = -0.2");
+}
+
+TEST(Phi4Exact, FreeFieldInSinglePrecision) {
+  check_free_field(
+      phi4_settings({8, 8}, 0.2, 0.0, 0.1, {kMetropolis, kOverrelaxation}, 2, Precision::float32),
+      4000, "float, d = 2");
+}
+
+// At large lambda the field sits at +-1 and S -> -2 kappa sum phi phi': the Ising model at
+// beta = 2 kappa (corrections O(1/lambda) ~ 1e-4, below the errors). Over-relaxation supplies
+// the flips that small Metropolis steps cannot make.
+TEST(Phi4Exact, LargeLambdaIsIsing) {
+  const std::vector<int64_t> dims{4, 4};
+  const double kappa = 0.2, lambda = 1e4;
+  const ExactIsing ising = exact_ising(dims, 2 * kappa, 0.0);
+  auto engine =
+      make_cpu_engine(phi4_settings(dims, kappa, lambda, 0.0, {kMetropolis, kOverrelaxation}, 1));
+  const auto series = sample(*engine, 1000, 100000, 1);
+  expect_z(series[4], -ising.energy / 2, "<phi phi'> vs Ising <s s'>");
+  expect_z(map(series[0], [](double m) { return m * m; }), ising.magnetization_squared,
+           "<m^2> vs Ising");
+  expect_z(series[1], ising.abs_magnetization, "<|m|> vs Ising");
+}
+
+// The accept/reject over-relaxation is exact but not ergodic alone; with lambda = 0 its
+// reflection keeps the action and is always accepted.
+TEST(Phi4Exact, OverrelaxationReflectionAtLambdaZeroKeepsTheAction) {
+  using Model = Phi4Model<double>;
+  const Phi4Params p{3, 0.2, 0.0, 0.1, 1.0, 1, 2};
+  const double nb[4] = {0.3, -1.2, 0.8, 0.05};
+  double sum = 0;
+  for (double x : nb) sum += x;
+  const double b = 2 * p.kappa * sum + p.field;
+  int accepted = 0;
+  for (double phi : {-2.0, 0.0, 0.4, 1.7}) {
+    SiteRandom random(1, RngStream::test, 0, 0, 0);
+    const double reflected = Model::update<2>(p, kOverrelaxation, phi, nb, random, accepted);
+    EXPECT_NEAR(reflected, b - phi, 1e-15);
+    EXPECT_NEAR(Model::site_action(reflected, b, 0.0), Model::site_action(phi, b, 0.0), 1e-12);
+  }
+}
+
+}  // namespace
+}  // namespace lattica::test
