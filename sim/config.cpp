@@ -4,6 +4,7 @@
 
 #include <toml++/toml.h>
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -88,6 +89,13 @@ std::string where_key(const toml::key& key, const toml::node& value, const std::
 
 std::string show(const toml::node& node) {
   std::ostringstream os;
+  if (const auto* f = node.as_floating_point()) {
+    char shortest[32];  // the shortest text that reads back to the same double: 0.3, not 0.2999...
+    const auto end = std::to_chars(shortest, shortest + sizeof shortest, f->get()).ptr;
+    std::string text(shortest, end);
+    if (text.find_first_of(".eni") == std::string::npos) text += ".0";  // still reads as a float
+    return text;
+  }
   node.visit([&](auto&& v) { os << v; });
   std::string s = os.str();
   if (s.size() > 60) s = s.substr(0, 57) + "...";
@@ -522,7 +530,8 @@ Config read_point(const toml::table& root, const std::string& source_name,
     only_for("model", "n", "O(n) models (model.kind = \"on\")");
   }
   if (c.model_kind == "phi4") {
-    only_for("model", "beta", "Ising, Potts and O(n) models; phi^4 uses model.kappa and model.lambda");
+    if (const toml::node* beta = r.find("model", "beta"))
+      r.fail(*beta, "model.beta", "phi^4 has no inverse temperature; it uses model.kappa and model.lambda");
     c.kappa = r.number("model", "kappa", std::nullopt, 0.0, "hopping parameter, a number >= 0");
     c.lambda = r.number("model", "lambda", std::nullopt, 0.0, "quartic coupling, a number >= 0");
   } else {

@@ -28,7 +28,7 @@ done
 
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 # Smaller chain cases keep the sanitizers' slowdown within minutes.
-filter='GpuPhilox.*:GpuReduce.*:GpuHistogram.*:*Ising2d_130x66*:*Ising2d_2x512*:*Ising3d_16x8x24*:*Ising4d_8x4x6x10*:*replicas*:*Potts2d_q3*:*Potts3d*:*Ising1d*'
+filter='GpuPhilox.*:GpuReduce.*:GpuHistogram.*:*Ising2d_130x66*:*Ising2d_2x512*:*Ising3d_16x8x24*:*Ising4d_8x4x6x10*:*replicas*:*Potts2d_q3*:*Potts3d*:*Ising1d*:*Xy1d*:*O4_3d*:*Phi4_2d*:*Heisenberg2d*'
 for tool in memcheck racecheck; do
   if [ -n "$sanitizer" ]; then
     "$sanitizer" --tool "$tool" --error-exitcode 1 "$bundle/bin/gpu_test" --gtest_filter="$filter" --gtest_brief=1 \
@@ -59,6 +59,15 @@ print("identical:", a["observables/energy"].shape[0], "measurements,",
 PY
 record "GPU vs CPU output files" "rc=$? $(tail -1 "$logs/compare.log")"
 cp lattice.h5 "$logs/lattice_gpu.h5" 2>/dev/null
+
+# Every example input of a single run (a sweep input is left out), with its update rate.
+for input in inputs/*.toml; do
+  name=$(basename "$input" .toml)
+  [ "$name" = lattice ] && continue
+  grep -qE '^\s*(beta|h|kappa|lambda)\s*=\s*[\[{]|^\s*dims\s*=\s*\[\s*\[' "$input" && continue
+  sim "$input" --output "/tmp/example_$name.h5" --force > "$logs/example_$name.log" 2>&1
+  record "sim $input" "rc=$? $(grep -E 'sim: wrote|Metropolis step' "$logs/example_$name.log" | sed 's/^sim: //' | tr '\n' ' ')"
+done
 
 printf '\n==== GPU suite summary (%s) ====\n' "$(cat "$logs/gpu.txt")"
 printf '%s\n' "${summary[@]}" | tee "$logs/summary.txt"

@@ -27,13 +27,14 @@ inline void cuda_check(cudaError_t status, const char* call, const char* file, i
 #define LATTICA_CUDA_CHECK(call) ::lattica::cuda_check((call), #call, __FILE__, __LINE__)
 
 /// After a kernel launch: launch errors always; execution errors too when the build asks
-/// for synchronous checks (debug and test builds define LATTICA_SYNC_CHECKS).
+/// for synchronous checks (debug and test builds define LATTICA_SYNC_CHECKS). cudaGetLastError
+/// (not Peek) clears a failed launch's error, so the next launch is not blamed for it.
 #if defined(LATTICA_SYNC_CHECKS)
 #define LATTICA_CUDA_CHECK_LAUNCH(stream)              \
   do {                                                 \
-    LATTICA_CUDA_CHECK(cudaPeekAtLastError());         \
+    LATTICA_CUDA_CHECK(cudaGetLastError());            \
     LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream)); \
   } while (0)
 #else
-#define LATTICA_CUDA_CHECK_LAUNCH(stream) LATTICA_CUDA_CHECK(cudaPeekAtLastError())
+#define LATTICA_CUDA_CHECK_LAUNCH(stream) LATTICA_CUDA_CHECK(cudaGetLastError())
 #endif

@@ -1,6 +1,7 @@
 #pragma once
 // CUDA execution policy: the same site functors as CpuExec, launched as kernels on one stream.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -81,13 +82,16 @@ class CudaExec {
     return Buffer<T>(n);
   }
 
-  /// Launches f over [0, n) on the stream; asynchronous.
+  /// Launches f over [0, n) on the stream; asynchronous. The block size is the configured one,
+  /// capped at what the kernel's register use allows (heavy functors such as the O(4) updates
+  /// cannot run 1024 threads per block); the chain does not depend on it.
   template <class F>
   void for_each(int64_t n, const F& f) const {
     if (n <= 0) return;
-    int64_t grid = (n + block_size_ - 1) / block_size_;
+    const int block = std::min(block_size_, max_block_size<F>());
+    int64_t grid = (n + block - 1) / block;
     if (grid > max_grid_) grid = max_grid_;  // the grid-stride loop covers the rest
-    for_each_kernel<<<static_cast<unsigned>(grid), block_size_, 0, stream_>>>(n, f);
+    for_each_kernel<<<static_cast<unsigned>(grid), block, 0, stream_>>>(n, f);
     LATTICA_CUDA_CHECK_LAUNCH(stream_);
   }
 
@@ -146,6 +150,18 @@ class CudaExec {
   cudaStream_t stream() const { return stream_; }
 
  private:
+  /// Most threads per block for_each_kernel<F> can launch with (asked once per functor type;
+  /// all devices of a process are assumed to share an architecture).
+  template <class F>
+  static int max_block_size() {
+    static const int threads = [] {
+      cudaFuncAttributes attributes{};
+      LATTICA_CUDA_CHECK(cudaFuncGetAttributes(&attributes, for_each_kernel<F>));
+      return attributes.maxThreadsPerBlock;
+    }();
+    return threads;
+  }
+
   static constexpr size_t kScratchBytes = 256 * 1024;  // partials of the largest Sums (O(n): 96 B)
   int device_;
   int block_size_;

@@ -694,4 +694,93 @@ TEST_F(Cli, PottsSnapshotsHoldEveryStateAsUnsignedBytes) {
   EXPECT_GT(high, 100);  // near-uniform states at beta = 0.1: about 36 % are >= 128
 }
 
+// Continuous models: vector or scalar float snapshots, model attributes, the tuned step.
+TEST_F(Cli, XyRunWritesUnitVectorSnapshotsHelicityAndTunedStep) {
+  std::ofstream(path("xy.toml")) << "[lattice]\ndims = [16, 12]\n"
+                                     "[model]\nkind = \"on\"\nn = 2\nbeta = 1.0\n"
+                                     "precision = \"float\"\n"
+                                     "[update]\nsequence = [\"metropolis\", \"overrelaxation\"]\n"
+                                     "[run]\nthermalization = 100\nmeasurements = 20\nseed = 5\n";
+  const RunResult r = sim({path("xy.toml"), "--backend", "cpu", "-o", "xy.h5"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_NE(r.err.find("Metropolis step"), std::string::npos) << r;
+  const H5Id file = open_file(path("xy.h5"));
+  EXPECT_EQ(string_attribute(file.get(), "model"), "on");
+  EXPECT_EQ(int64_attribute(file.get(), "n"), 2);
+  EXPECT_EQ(string_attribute(file.get(), "precision"), "float");
+  EXPECT_EQ(string_attribute(file.get(), "algorithm"), "metropolis, overrelaxation");
+  const double step =
+      numeric_attribute<double>(file.get(), "metropolis_step", H5T_NATIVE_DOUBLE).at(0);
+  const double acceptance =
+      numeric_attribute<double>(file.get(), "metropolis_acceptance", H5T_NATIVE_DOUBLE).at(0);
+  EXPECT_GT(step, 0.0);
+  EXPECT_NEAR(acceptance, 0.5, 0.2);  // tuned towards the default target
+  const DatasetInfo info = dataset_info(file.get(), "/snapshots/configuration");
+  EXPECT_EQ(info.type_class, H5T_FLOAT);
+  EXPECT_EQ(info.type_size, 4u);
+  EXPECT_EQ(info.shape, (std::vector<hsize_t>{1, 16, 12, 2}));
+  const auto spins = read_dataset<float>(file.get(), "/snapshots/configuration", H5T_NATIVE_FLOAT);
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < spins.size(); i += 2) {
+    EXPECT_NEAR(std::hypot(spins[i], spins[i + 1]), 1.0, 1e-6) << "site " << i / 2;
+    mx += spins[i];
+    my += spins[i + 1];
+  }
+  // The final frame is the configuration of the last measurement.
+  const auto m0 = read_doubles(file.get(), "/observables/magnetization_0");
+  const auto m1 = read_doubles(file.get(), "/observables/magnetization_1");
+  ASSERT_EQ(m0.size(), 20u);
+  EXPECT_NEAR(m0.back(), mx / 192, 1e-6);
+  EXPECT_NEAR(m1.back(), my / 192, 1e-6);
+  EXPECT_EQ(dataset_info(file.get(), "/observables/helicity_1").shape,
+            (std::vector<hsize_t>{20}));
+}
+
+TEST_F(Cli, Phi4RunWritesKappaLambdaAndScalarSnapshots) {
+  const RunResult r =
+      sim({default_input(), "--set", "model.kind=phi4", "--set", "model.kappa=0.2", "--set",
+           "model.lambda=0.5", "--set", "model.h=0.1", "--backend",
+           "cpu", "-o", "bad.h5", "-q"});
+  EXPECT_EQ(r.exit_code, 2) << r;  // phi^4 has no beta
+  EXPECT_NE(r.err.find("model.beta"), std::string::npos) << r;
+  EXPECT_FALSE(fs::exists(path("bad.h5")));
+
+  std::ofstream(path("phi4.toml")) << "[lattice]\ndims = [8, 6, 4]\n"
+                                       "[model]\nkind = \"phi4\"\nkappa = 0.15\nlambda = 0.5\n"
+                                       "h = 0.1\n[update]\nalgorithm = \"metropolis\"\nhits = 3\n"
+                                       "[run]\nthermalization = 30\nmeasurements = 10\n"
+                                       "seed = 4\nbackend = \"cpu\"\n";
+  const RunResult ok = sim({path("phi4.toml"), "-o", "phi4.h5", "-q"});
+  ASSERT_EQ(ok.exit_code, 0) << ok;
+  const H5Id file = open_file(path("phi4.h5"));
+  EXPECT_EQ(numeric_attribute<double>(file.get(), "kappa", H5T_NATIVE_DOUBLE).at(0), 0.15);
+  EXPECT_EQ(numeric_attribute<double>(file.get(), "lambda", H5T_NATIVE_DOUBLE).at(0), 0.5);
+  EXPECT_EQ(int64_attribute(file.get(), "hits"), 3);
+  EXPECT_EQ(H5Aexists(file.get(), "beta"), 0);
+  const DatasetInfo info = dataset_info(file.get(), "/snapshots/configuration");
+  EXPECT_EQ(info.type_class, H5T_FLOAT);
+  EXPECT_EQ(info.type_size, 8u);
+  EXPECT_EQ(info.shape, (std::vector<hsize_t>{1, 8, 6, 4}));
+  const auto phi = read_doubles(file.get(), "/snapshots/configuration");
+  double sum = 0;
+  for (double x : phi) sum += x;
+  EXPECT_NEAR(read_doubles(file.get(), "/observables/phi").back(), sum / 192, 1e-12);
+}
+
+TEST_F(Cli, ContinuousModelInputErrorsExitTwo) {
+  for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
+           {"--set", "model.kind=on"},  // model.n missing
+           {"--set", "model.kind=on", "--set", "model.n=3", "--set",
+            "update.algorithm=overrelaxation"},
+           {"--set", "update.hits=4"},  // Ising has no continuous Metropolis
+           {"--set", "model.kind=on", "--set", "model.n=5"}}) {
+    std::vector<std::string> args{default_input(), "-o", "x.h5"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const RunResult r = sim(args);
+    EXPECT_EQ(r.exit_code, 2) << r;
+    EXPECT_NE(r.err.find("sim: error:"), std::string::npos) << r;
+    EXPECT_FALSE(fs::exists(path("x.h5")));
+  }
+}
+
 }  // namespace lattica

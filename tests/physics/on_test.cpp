@@ -36,12 +36,6 @@ EngineSettings on_settings(int n, std::vector<int64_t> dims, double beta, Sequen
   return s;
 }
 
-void expect_z(const std::vector<double>& series, double exact, const std::string& what) {
-  const Estimate e = binned_estimate(series);
-  EXPECT_LT(std::fabs(z_score(e, exact)), 4.0)
-      << what << ": " << e.mean << " +- " << e.error << ", exact " << exact;
-}
-
 TEST(OnExact, OracleHeisenbergRatioIsLangevinFunction) {
   for (double k : {0.3, 1.0, 4.0}) EXPECT_NEAR(langevin_ratio(3, k), 1 / std::tanh(k) - 1 / k, 1e-12);
 }

@@ -34,12 +34,6 @@ EngineSettings phi4_settings(std::vector<int64_t> dims, double kappa, double lam
   return s;
 }
 
-void expect_z(const std::vector<double>& series, double exact, const std::string& what) {
-  const Estimate e = binned_estimate(series);
-  EXPECT_LT(std::fabs(z_score(e, exact)), 4.0)
-      << what << ": " << e.mean << " +- " << e.error << ", exact " << exact;
-}
-
 /// The free field S = (1/2) phi M phi - h sum phi with M(p) = 2 - 4 kappa sum_mu cos p_mu on the
 /// periodic lattice: <phi_x> = h / M(0), and the connected propagator G(x) = (1/V) sum_p
 /// e^{ipx} / M(p). Returns <phi_x^2> and <phi_x phi_{x+e_0}> (summing every momentum).

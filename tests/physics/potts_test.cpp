@@ -26,12 +26,6 @@ EngineSettings potts(std::vector<int64_t> dims, int q, double beta, double h, Up
   return s;
 }
 
-void expect_z(const std::vector<double>& series, double exact, const char* what) {
-  const Estimate e = binned_estimate(series);
-  EXPECT_LT(std::fabs(z_score(e, exact)), 4.0)
-      << what << ": " << e.mean << " +- " << e.error << ", exact " << exact;
-}
-
 void check_potts_exact(const EngineSettings& s) {
   auto engine = make_cpu_engine(s);
   const auto series = sample(*engine, 1000, 200000, 1);  // energy, |M|, Re M, Im M

@@ -1,5 +1,7 @@
 #include "tests/support/statistics.hpp"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -25,6 +27,12 @@ Estimate binned_estimate(const std::vector<double>& series, int bins) {
 }
 
 double z_score(const Estimate& e, double exact) { return (e.mean - exact) / e.error; }
+
+void expect_z(const std::vector<double>& series, double exact, const std::string& what) {
+  const Estimate e = binned_estimate(series);
+  EXPECT_LT(std::fabs(z_score(e, exact)), 4.0)
+      << what << ": " << e.mean << " +- " << e.error << ", exact " << exact;
+}
 
 std::vector<unsigned char> configuration_bytes(Engine& engine) {
   const SnapshotFormat f = engine.snapshot_format();

@@ -2,6 +2,7 @@
 // Error estimates for correlated Monte Carlo series, and the z-score tests built on them.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/engine.hpp"
@@ -18,6 +19,9 @@ Estimate binned_estimate(const std::vector<double>& series, int bins = 50);
 
 /// (estimate - exact) / error.
 double z_score(const Estimate& e, double exact);
+
+/// Expects the series' mean within 4 binned standard errors of an exact value.
+void expect_z(const std::vector<double>& series, double exact, const std::string& what);
 
 /// Measurements an engine made for sample() must be able to queue (its measurement_capacity).
 constexpr int64_t kSampleBatch = 1024;

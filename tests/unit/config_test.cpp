@@ -752,5 +752,115 @@ TEST(Config, LoadConfigReadsTheFile) {
   rmdir(dir_template);
 }
 
+// --- continuous models and update sequences ---------------------------------------------------
+
+const std::string kXy =
+    "[lattice]\ndims = [8, 8]\n[model]\nkind = \"on\"\nn = 2\nbeta = 1.1\n"
+    "[run]\nthermalization = 10\nmeasurements = 20\nseed = 1\n";
+const std::string kPhi4 =
+    "[lattice]\ndims = [8, 8]\n[model]\nkind = \"phi4\"\nkappa = 0.2\nlambda = 0.5\n"
+    "[run]\nthermalization = 10\nmeasurements = 20\nseed = 1\n";
+
+TEST(Config, OnModelDefaultsAndSequence) {
+  const Config c = parse_config(kXy, "xy.toml");
+  EXPECT_EQ(c.n, 2);
+  EXPECT_EQ(c.precision, "double");
+  EXPECT_EQ(c.sequence, (std::vector<std::string>{"metropolis"}));
+  EXPECT_EQ(c.hits, 1);
+  EXPECT_EQ(c.step, 1.0);
+  EXPECT_TRUE(c.tune_step);
+  EXPECT_EQ(c.target_acceptance, 0.5);
+  const Config d = parse_config(
+      kXy + "[update]\nsequence = [\"heatbath\", \"overrelaxation\", \"overrelaxation\"]\n"
+            "hits = 2\nstep = 0.3\ntune = false\ntarget_acceptance = 0.4\n",
+      "xy.toml");
+  EXPECT_EQ(d.sequence, (std::vector<std::string>{"heatbath", "overrelaxation", "overrelaxation"}));
+  EXPECT_EQ(d.algorithm, "heatbath, overrelaxation, overrelaxation");
+  const EngineSettings s = d.engine_settings();
+  EXPECT_EQ(s.model, ModelKind::on);
+  EXPECT_EQ(s.sequence, (std::vector<UpdateAlgorithm>{UpdateAlgorithm::heatbath,
+                                                      UpdateAlgorithm::overrelaxation,
+                                                      UpdateAlgorithm::overrelaxation}));
+  EXPECT_EQ(s.hits, 2);
+  EXPECT_EQ(s.step, 0.3);
+  EXPECT_FALSE(s.tune_step);
+  EXPECT_EQ(s.target_acceptance, 0.4);
+  // The resolved configuration reads back to the same settings.
+  const Config again = parse_config(d.resolved_toml, "resolved.toml");
+  EXPECT_EQ(again.sequence, d.sequence);
+  EXPECT_EQ(again.n, 2);
+  EXPECT_EQ(again.step, 0.3);
+  EXPECT_FALSE(again.tune_step);
+}
+
+TEST(Config, Phi4KeysAndPrecision) {
+  const Config c = parse_config(kPhi4 + "[update]\nsequence = [\"metropolis\", "
+                                        "\"overrelaxation\"]\nhits = 4\n",
+                                "phi4.toml");
+  EXPECT_EQ(c.kappa, 0.2);
+  EXPECT_EQ(c.lambda, 0.5);
+  EXPECT_EQ(c.engine_settings().model, ModelKind::phi4);
+  EXPECT_EQ(parse_config(c.resolved_toml, "r.toml").lambda, 0.5);
+  const std::string single = std::string(kPhi4).insert(kPhi4.find("[run]"),
+                                                        "precision = \"float\"\n");
+  EXPECT_EQ(parse_config(single, "phi4.toml").engine_settings().precision, Precision::float32);
+}
+
+TEST(Config, ContinuousModelErrorsNameKeyValueAndReason) {
+  auto errors_in = [](const std::string& text) {
+    try {
+      parse_config(text, "in.toml");
+    } catch (const ConfigError& e) {
+      return e.messages();
+    }
+    return std::vector<std::string>{};
+  };
+  EXPECT_TRUE(has_message(errors_in(std::string(kXy).replace(kXy.find("n = 2"), 5, "n = 7")),
+                          {"model.n = 7", "between 2 and 4"}));
+  EXPECT_TRUE(has_message(
+      errors_in(std::string(kXy).replace(kXy.find("n = 2\n"), 6, "")), {"model.n is missing"}));
+  EXPECT_TRUE(has_message(
+      errors_in(std::string(kPhi4).insert(kPhi4.find("[run]"), "beta = 0.3\n")),
+      {"model.beta = 0.3", "phi^4 has no inverse temperature", "model.kappa and model.lambda"}));
+  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\nalgorithm = \"overrelaxation\"\n"),
+                          {"update.algorithm", "not ergodic", "update.sequence"}));
+  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\nsequence = [\"overrelaxation\"]\n"),
+                          {"update.sequence", "not ergodic"}));
+  EXPECT_TRUE(has_message(errors_in(kPhi4 + "[update]\nsequence = [\"heatbath\"]\n"),
+                          {"update.sequence", "entry 'heatbath' is not allowed", "\"metropolis\", \"overrelaxation\""}));
+  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\nsequence = []\n"),
+                          {"update.sequence", "1 to 16"}));
+  EXPECT_TRUE(has_message(
+      errors_in(kXy + "[update]\nalgorithm = \"heatbath\"\nsequence = [\"heatbath\"]\n"),
+      {"update.sequence", "not both"}));
+  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\nhits = 0\n"),
+                          {"update.hits = 0", "between 1 and 255"}));
+  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\nstep = 0\n"), {"update.step = 0", "> 0"}));
+  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\ntarget_acceptance = 1.0\n"),
+                          {"update.target_acceptance = 1.0", "between 0 and 1"}));
+  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\ntune = \"yes\"\n"),
+                          {"update.tune", "true or false"}));
+  EXPECT_TRUE(has_message(errors_of(with_section("update", "step = 0.5")),
+                          {"update.step = 0.5", "only continuous models"}));
+  EXPECT_TRUE(has_message(errors_of(with_key_in("model", "precision = \"float\"")),
+                          {"model.precision", "only continuous models"}));
+  EXPECT_TRUE(has_message(errors_of(with_key_in("model", "kappa = 0.1")),
+                          {"model.kappa = 0.1", "only phi^4 models"}));
+  EXPECT_TRUE(has_message(errors_of(with_section("update", "algorithm = \"overrelaxation\"")),
+                          {"update.algorithm", "\"metropolis\", \"heatbath\""}));
+}
+
+TEST(Config, KappaAndLambdaCanBeSwept) {
+  const RunPlan plan = parse_plan(
+      std::string(kPhi4)
+          .replace(kPhi4.find("kappa = 0.2"), 11, "kappa = { start = 0.1, stop = 0.3, num = 3 }")
+          .replace(kPhi4.find("lambda = 0.5") + 33, 12, "lambda = [0.5, 1.0]"),
+      "sweep.toml");
+  ASSERT_EQ(plan.points.size(), 6u);
+  EXPECT_EQ(plan.swept, (std::vector<std::string>{"model.kappa", "model.lambda"}));
+  EXPECT_DOUBLE_EQ(plan.points[5].kappa, 0.3);
+  EXPECT_EQ(plan.points[5].lambda, 1.0);
+}
+
 }  // namespace
 }  // namespace lattica
