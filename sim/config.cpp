@@ -48,6 +48,8 @@ constexpr KeyRule kSchema[] = {
     {"run", "threads"},
     {"run", "device"},
     {"run", "replicas"},
+    {"measure", "structure_factor"},
+    {"measure", "structure_factor_every"},
     {"output", "path"},
     {"output", "snapshot_every"},
     {"output", "flush_every"},
@@ -60,7 +62,7 @@ constexpr KeyRule kSweepable[] = {{"lattice", "dims"},
                                   {"model", "lambda"},
                                   {"model", "h"}};
 constexpr int64_t kMaxSweepPoints = 100000;
-constexpr const char* kSections[] = {"lattice", "model", "update", "run", "output"};
+constexpr const char* kSections[] = {"lattice", "model", "update", "run", "measure", "output"};
 
 std::string join(const std::vector<std::string>& items, const char* sep) {
   std::string out;
@@ -439,6 +441,8 @@ std::string resolved_toml(const Config& c) {
                           {"threads", c.threads},
                           {"device", c.device},
                           {"replicas", c.replicas}}},
+      {"measure", toml::table{{"structure_factor", c.structure_factor},
+                              {"structure_factor_every", c.structure_factor_every}}},
       {"output", toml::table{{"path", c.output_path},
                              {"snapshot_every", c.snapshot_every},
                              {"flush_every", c.flush_every}}},
@@ -499,6 +503,7 @@ EngineSettings Config::engine_settings() const {
   s.replicas = replicas;
   // Measurements wait in the engine (on the GPU) until a batch is collected.
   s.measurement_capacity = std::min<int64_t>(flush_every, 4096);
+  s.structure_factor_every = structure_factor ? structure_factor_every : 0;
   return s;
 }
 
@@ -622,6 +627,10 @@ Config read_point(const toml::table& root, const std::string& source_name,
   c.start = r.choice("run", "start", "hot", {"hot", "cold"});
   c.threads = static_cast<int>(r.integer("run", "threads", 0, 0, 4096, "CPU threads, 0 = all"));
   c.device = static_cast<int>(r.integer("run", "device", 0, 0, 1023, "CUDA device index"));
+  c.structure_factor = r.boolean("measure", "structure_factor", false,
+                                 "structure factor and correlation function of the order parameter");
+  c.structure_factor_every = r.integer("measure", "structure_factor_every", 1, 1, kMaxCount,
+                                       "take the structure factor on every k-th measurement");
   c.output_path = r.string("output", "path", default_output_path(source_name), "output HDF5 file");
   c.snapshot_every = r.integer("output", "snapshot_every", 0, 0, kMaxCount,
                                "sweeps between snapshots, 0 = final only");

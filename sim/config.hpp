@@ -56,6 +56,8 @@ struct Config {
   int device = 0;
   std::string output_path;
   int64_t snapshot_every = 0;
+  bool structure_factor = false;       ///< measure.structure_factor
+  int64_t structure_factor_every = 1;  ///< on every k-th measurement
   int64_t flush_every = 1000;
   int replicas = 1;
 

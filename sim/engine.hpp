@@ -45,15 +45,34 @@ struct EngineSettings {
   InitialState start = InitialState::hot;
   int replicas = 1;  ///< independent chains of the same parameters, updated together
   int64_t measurement_capacity = 1024;  ///< measurements queued before collect() must run
+  /// Structure factor of the order-parameter field on every k-th measurement; 0: off.
+  int64_t structure_factor_every = 0;
   int cpu_threads = 0;                  ///< 0: OpenMP default
   int cuda_device = 0;
   int cuda_block_size = 256;  ///< threads per block; the chain does not depend on it
 };
 
 /// Measurements moved to the host, in order: values[(k * replicas + r) * observables + o].
+/// The measurements that also took the structure factor are spectral_rows (indices k), with
+/// spectral_values[(j * replicas + r) * 2 + {0, 1}] = S(0), S(k_min) of the j-th of them.
 struct MeasurementBatch {
   int64_t count = 0;
   std::vector<double> values;
+  std::vector<int64_t> spectral_rows;
+  std::vector<double> spectral_values;
+};
+
+/// Running sums of the structure factor S(k) = sum_c |phi_c(k)|^2 / V over every sample (one
+/// per replica and structure-factor measurement), on the half spectrum of a real-to-complex
+/// FFT of the lexicographic field (last axis L/2 + 1 modes).
+struct StructureFactorSums {
+  std::vector<int64_t> dims;
+  int components = 0;   ///< order-parameter components summed over
+  int64_t samples = 0;  ///< measurements x replicas
+  std::vector<double> power_sum;       ///< sum of S(k)
+  std::vector<double> power_squares;   ///< sum of S(k)^2
+  std::vector<double> mean_field_sum;  ///< per component, sum of (1/V) sum_x phi_c(x)
+  std::vector<int> min_axes;           ///< axes whose unit momentum enters S(k_min)
 };
 
 /// A histogram with one bin per attainable integer value; only values that occurred are kept.
@@ -108,6 +127,8 @@ class Engine {
   virtual int64_t queued() const = 0;
   /// Moves the queued measurements into `out` (replacing its contents) and into histograms().
   virtual void collect(MeasurementBatch& out) = 0;
+  /// The structure factor's running sums; false when the run does not measure it.
+  virtual bool structure_factor(StructureFactorSums& out) = 0;
   /// Exact histograms of everything collected so far.
   virtual const std::vector<ExactHistogram>& histograms() const = 0;
   /// Copies every replica's configuration in lexicographic order into out

@@ -36,7 +36,9 @@ std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
   // Spins and their lexicographic copy, per-site acceptance counts, the queued measurements'
   // sums, and reduction and histogram scratch.
   const size_t sites = static_cast<size_t>(volume) * settings.replicas;
-  const size_t needed = sites * (2 * site_bytes(settings) + 1) +
+  // The structure factor: the field (up to 4 components, double) and its half spectrum.
+  const size_t spectral = settings.structure_factor_every > 0 ? sites * 4 * (8 + 16) : 0;
+  const size_t needed = sites * (2 * site_bytes(settings) + 1) + spectral +
                         static_cast<size_t>(settings.measurement_capacity) * settings.replicas *
                             kMaxSumsBytes +
                         (size_t(1) << 22);

@@ -15,6 +15,7 @@
 #include "kernels/models/on.hpp"
 #include "kernels/models/phi4.hpp"
 #include "kernels/models/potts.hpp"
+#include "kernels/spectral/structure_factor.hpp"
 #include "sim/engine.hpp"
 
 namespace lattica {
@@ -63,6 +64,7 @@ class LatticeEngine final : public Engine {
       throw InputError("update.sequence: 1 to " + std::to_string(kMaxUpdatePasses) +
                        " passes per sweep");
     }
+    if (settings.structure_factor_every > 0) prepare_structure_factor();
     if constexpr (Model::kTunableStep) {
       for (UpdateAlgorithm a : settings.sequence) metropolis_passes_ += a == UpdateAlgorithm::metropolis;
       if (metropolis_passes_ > 0) {
@@ -130,6 +132,8 @@ class LatticeEngine final : public Engine {
           SiteSums<D, Model>{lattice_, params_, spins_.data() + r * lattice_.volume()},
           sums_.data() + queued_ * replicas() + r);
     }
+    if (fft_ && measurements_ % settings_.structure_factor_every == 0) measure_structure_factor();
+    ++measurements_;
     ++queued_;
   }
 
@@ -147,6 +151,13 @@ class LatticeEngine final : public Engine {
       Model::observables(params_, host_sums_[static_cast<size_t>(i)],
                          static_cast<double>(lattice_.volume()), &out.values[i * n_obs]);
     }
+    out.spectral_rows = spectral_rows_;
+    out.spectral_values.resize(spectral_rows_.size() * 2 * replicas());
+    if (!spectral_rows_.empty()) {
+      exec_.copy_to_host(spectral_queue_, out.spectral_values.data(),
+                         static_cast<int64_t>(out.spectral_values.size()));
+    }
+    spectral_rows_.clear();
     if constexpr (Model::kExactHistograms) {
       const std::vector<HistogramInfo> info = Model::histograms();
       for (size_t h = 0; h < histograms_.size(); ++h) {
@@ -157,6 +168,21 @@ class LatticeEngine final : public Engine {
   }
 
   const std::vector<ExactHistogram>& histograms() const override { return histograms_; }
+
+  bool structure_factor(StructureFactorSums& out) override {
+    if (!fft_) return false;
+    out.dims = settings_.dims;
+    out.components = components_;
+    out.samples = spectral_samples_;
+    out.power_sum.resize(static_cast<size_t>(modes_));
+    out.power_squares.resize(static_cast<size_t>(modes_));
+    out.mean_field_sum.resize(static_cast<size_t>(components_));
+    exec_.copy_to_host(power_sum_, out.power_sum.data());
+    exec_.copy_to_host(power_squares_, out.power_squares.data());
+    exec_.copy_to_host(mean_field_sum_, out.mean_field_sum.data());
+    out.min_axes = min_axes_;
+    return true;
+  }
 
   void configuration(void* out) override {
     exec_.for_each(replicas() * lattice_.volume(),
@@ -172,6 +198,59 @@ class LatticeEngine final : public Engine {
   void synchronize() override { exec_.synchronize(); }
 
  private:
+  /// Buffers and FFT plan of the structure factor; the unit momenta along the longest axes.
+  void prepare_structure_factor() {
+    components_ = Model::field_components(params_);
+    modes_ = half_spectrum_size(settings_.dims.data(), D);
+    fft_ = exec_.make_fft(settings_.dims, replicas() * components_);
+    field_ = exec_.template allocate<double>(replicas() * components_ * lattice_.volume());
+    spectrum_ = exec_.template allocate<Complex>(replicas() * components_ * modes_);
+    power_sum_ = exec_.template allocate<double>(modes_);
+    power_squares_ = exec_.template allocate<double>(modes_);
+    mean_field_sum_ = exec_.template allocate<double>(components_);
+    spectral_queue_ =
+        exec_.template allocate<double>(settings_.measurement_capacity * replicas() * 2);
+    const std::vector<double> zeros(static_cast<size_t>(std::max<int64_t>(modes_, components_)), 0.0);
+    exec_.copy_to_device(zeros.data(), power_sum_);
+    exec_.copy_to_device(zeros.data(), power_squares_);
+    exec_.copy_to_device(zeros.data(), mean_field_sum_);
+    const int64_t longest = *std::max_element(settings_.dims.begin(), settings_.dims.end());
+    for (int a = 0; a < D; ++a) {
+      if (settings_.dims[a] == longest) min_axes_.push_back(a);
+    }
+  }
+
+  /// Queues one structure-factor measurement of every replica (no host wait).
+  void measure_structure_factor() {
+    const int64_t volume = lattice_.volume();
+    exec_.for_each(replicas() * components_ * volume,
+                   GatherField<D, Model>{lattice_, params_, spins_.data(), field_.data(),
+                                         components_});
+    fft_->forward(field_.data(), spectrum_.data());
+    exec_.for_each(modes_, AccumulatePower{spectrum_.data(), power_sum_.data(),
+                                           power_squares_.data(), modes_, replicas(),
+                                           components_, static_cast<double>(volume)});
+    SpectrumSummary summary{spectrum_.data(),
+                            spectral_queue_.data() + spectral_rows_.size() * 2 * replicas(),
+                            mean_field_sum_.data(),
+                            modes_,
+                            {},
+                            static_cast<int>(min_axes_.size()),
+                            replicas(),
+                            components_,
+                            static_cast<double>(volume)};
+    for (size_t i = 0; i < min_axes_.size(); ++i) {
+      // Row-major stride of axis a in the half spectrum (the last axis has L/2 + 1 modes).
+      int64_t stride = 1;
+      for (int b = D - 1; b > min_axes_[i]; --b)
+        stride *= b == D - 1 ? settings_.dims[b] / 2 + 1 : settings_.dims[b];
+      summary.unit_mode[i] = stride;
+    }
+    exec_.for_each(1, summary);
+    spectral_rows_.push_back(queued_);
+    spectral_samples_ += replicas();
+  }
+
   /// Sweep s: every pass of the sequence over both colours. With count_accepted, each
   /// Metropolis half-pass's accepted moves are summed into acceptance_sums_ (no host wait).
   void sweep_once(uint64_t s, bool count_accepted) {
@@ -228,6 +307,18 @@ class LatticeEngine final : public Engine {
   int64_t acceptance_slots_ = 0;
   double acceptance_ = -1.0;
   int64_t queued_ = 0;
+  int64_t measurements_ = 0;  ///< measurements taken so far
+  // Structure factor (when settings.structure_factor_every > 0).
+  std::unique_ptr<typename Exec::Fft> fft_;
+  int components_ = 0;
+  int64_t modes_ = 0;
+  typename Exec::template Buffer<double> field_;
+  typename Exec::template Buffer<Complex> spectrum_;
+  typename Exec::template Buffer<double> power_sum_, power_squares_, mean_field_sum_;
+  typename Exec::template Buffer<double> spectral_queue_;  ///< [j][replica][S(0), S(k_min)]
+  std::vector<int64_t> spectral_rows_;  ///< queued measurements that took the structure factor
+  int64_t spectral_samples_ = 0;
+  std::vector<int> min_axes_;
   std::vector<Sums> host_sums_;
   std::vector<unsigned long long> host_counts_;
   std::vector<long long> host_acceptance_;

@@ -52,6 +52,7 @@ lattica::RunMetadata metadata(const lattica::Config& config, const lattica::Engi
   meta.field = config.field;
   meta.hits = config.hits;
   meta.snapshot = engine.snapshot_format();
+  meta.structure_factor_every = config.structure_factor ? config.structure_factor_every : 0;
   meta.seed = config.seed;
   meta.backend = engine.backend_name();
   meta.device = engine.device_name();

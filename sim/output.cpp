@@ -1,5 +1,6 @@
 #include "sim/output.hpp"
 
+#include <algorithm>
 #include <ctime>
 
 #include "sim/version.hpp"
@@ -248,7 +249,107 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
   write_string_attribute(snapshot_sweep_set_.get(), "description",
                          "sweeps completed when each frame was taken");
   set_int64_attribute(snapshots_group_.get(), "committed_length", 0);
+
+  if (m.structure_factor_every > 0) {
+    longest_axis_ = *std::max_element(m.dims.begin(), m.dims.end());
+    H5Id correlators(
+        H5_CHECK(H5Gcreate2(root, "correlators", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
+        H5Gclose);
+    structure_factor_group_ = H5Id(H5_CHECK(H5Gcreate2(correlators.get(), "structure_factor",
+                                                       H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
+                                   H5Gclose);
+    write_numeric_attribute(structure_factor_group_.get(), "every", H5T_NATIVE_INT64,
+                            &m.structure_factor_every, 1, true);
+    series_group_ = H5Id(H5_CHECK(H5Gcreate2(structure_factor_group_.get(), "series", H5P_DEFAULT,
+                                             H5P_DEFAULT, H5P_DEFAULT)),
+                         H5Gclose);
+    const char* names[] = {"s0", "s_min", "xi2"};
+    const char* descriptions[] = {
+        "S(0) = |sum_x phi(x)|^2 / V of this measurement (summed over components)",
+        "S(k_min): the mean of S over the unit momenta 2 pi / L along the longest axes",
+        "second-moment correlation length of this measurement, sqrt(S(0)/S(k_min) - 1) / "
+        "(2 sin(pi / L)); NaN where S(0) <= S(k_min). Prefer xi2 from the averages of s0 and "
+        "s_min (a per-measurement ratio is biased)"};
+    for (int i = 0; i < 3; ++i) {
+      series_sets_.push_back(create_extendable(series_group_.get(), names[i], H5T_NATIVE_DOUBLE,
+                                               replica_axis(), chunk_rows(1024)));
+      write_string_attribute(series_sets_.back().get(), "description", descriptions[i]);
+    }
+    series_sweep_set_ =
+        create_extendable(series_group_.get(), "sweep", H5T_NATIVE_INT64, {}, {1024});
+    set_int64_attribute(series_group_.get(), "committed_length", 0);
+  }
   flush();
+}
+
+void OutputFile::append_structure_factor_series(const std::vector<int64_t>& sweeps,
+                                                const std::vector<double>& values) {
+  const auto count = static_cast<int64_t>(sweeps.size());
+  if (count == 0) return;
+  const size_t rows = static_cast<size_t>(count) * replicas_;
+  std::vector<double> s0(rows), s_min(rows), xi2(rows);
+  for (size_t i = 0; i < rows; ++i) {
+    s0[i] = values[2 * i];
+    s_min[i] = values[2 * i + 1];
+    xi2[i] = second_moment_length(s0[i], s_min[i], longest_axis_);
+  }
+  const std::vector<double>* columns[] = {&s0, &s_min, &xi2};
+  for (int i = 0; i < 3; ++i) {
+    append_rows(series_sets_[i].get(), H5T_NATIVE_DOUBLE, series_length_, count, replica_axis(),
+                columns[i]->data());
+  }
+  append_rows(series_sweep_set_.get(), H5T_NATIVE_INT64, series_length_, count, {},
+              sweeps.data());
+  series_length_ += count;
+}
+
+void OutputFile::write_structure_factor(const StructureFactorSums& sums) {
+  if (sums.samples == 0) return;
+  const StructureFactorTables t = structure_factor_tables(sums);
+  const hid_t group = structure_factor_group_.get();
+  auto write = [&](const char* name, const std::vector<hsize_t>& shape, hid_t type,
+                   const void* data, const std::string& description) {
+    if (H5_CHECK(H5Lexists(group, name, H5P_DEFAULT)) > 0)
+      H5_CHECK(H5Ldelete(group, name, H5P_DEFAULT));
+    H5Id space(H5_CHECK(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr)),
+               H5Sclose);
+    H5Id set(H5_CHECK(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                                 H5P_DEFAULT)),
+             H5Dclose);
+    H5_CHECK(H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
+    write_string_attribute(set.get(), "description", description);
+  };
+  const std::vector<hsize_t> half(t.spectrum_shape.begin(), t.spectrum_shape.end());
+  const std::vector<hsize_t> full(dims_.begin(), dims_.end());
+  write("S", half, H5T_NATIVE_DOUBLE, t.s.data(),
+        "<S(k)>, S(k) = sum_c |sum_x phi_c(x) exp(-i k.x)|^2 / V, on the half spectrum of a "
+        "real FFT (last axis L/2 + 1 modes; S(-k) = S(k)); momenta in momentum_<axis>");
+  write("S_error", half, H5T_NATIVE_DOUBLE, t.s_error.data(),
+        "standard error of S(k), treating the samples as independent (true when measurements "
+        "are further apart than the autocorrelation time)");
+  write("S_connected", half, H5T_NATIVE_DOUBLE, t.s_connected.data(),
+        "S(k) - V |<m>|^2 delta_{k,0}: the connected structure factor (differs from S only at "
+        "k = 0, and only where the phase is ordered)");
+  write("G", full, H5T_NATIVE_DOUBLE, t.g.data(),
+        "G(r) = (1/V) sum_x <phi(x) . phi(x + r)> by inverse FFT of <S(k)> (Wiener-Khinchin); "
+        "distances r_a = 0 .. L_a - 1 (periodic) along each axis");
+  write("G_connected", full, H5T_NATIVE_DOUBLE, t.g_connected.data(), "G(r) - |<m>|^2");
+  for (size_t a = 0; a < t.momenta.size(); ++a) {
+    write(("momentum_" + std::to_string(a)).c_str(), {t.momenta[a].size()}, H5T_NATIVE_DOUBLE,
+          t.momenta[a].data(), "k_a = 2 pi n / L_a of each index along axis " + std::to_string(a));
+  }
+  write("radial_k", {t.radial_k.size()}, H5T_NATIVE_DOUBLE, t.radial_k.data(),
+        "mean |k| of each shell of width 2 pi / L_max");
+  write("radial_S", {t.radial_s.size()}, H5T_NATIVE_DOUBLE, t.radial_s.data(),
+        "<S> averaged over the modes of each shell (the full lattice's modes)");
+  write("radial_modes", {t.radial_modes.size()}, H5T_NATIVE_INT64, t.radial_modes.data(),
+        "number of lattice momenta in each shell");
+  write("mean_field", {t.mean_field.size()}, H5T_NATIVE_DOUBLE, t.mean_field.data(),
+        "<m_c> = <(1/V) sum_x phi_c(x)> per order-parameter component");
+  set_int64_attribute(group, "samples", sums.samples);
+  set_int64_attribute(group, "components", sums.components);
+  if (H5_CHECK(H5Aexists(group, "xi2")) > 0) H5_CHECK(H5Adelete(group, "xi2"));
+  write_numeric_attribute(group, "xi2", H5T_NATIVE_DOUBLE, &t.xi2, 1, true);
 }
 
 void OutputFile::append_measurements(const std::vector<int64_t>& sweeps,
@@ -338,6 +439,8 @@ void OutputFile::flush() {
   H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
   set_int64_attribute(observables_group_.get(), "committed_length", measurements_);
   set_int64_attribute(snapshots_group_.get(), "committed_length", snapshots_);
+  if (series_group_.get() >= 0)
+    set_int64_attribute(series_group_.get(), "committed_length", series_length_);
   H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
 }
 
@@ -350,6 +453,10 @@ void OutputFile::close() {
   snapshot_sweep_set_.reset();
   observables_group_.reset();
   snapshots_group_.reset();
+  series_sets_.clear();
+  series_sweep_set_.reset();
+  series_group_.reset();
+  structure_factor_group_.reset();
   H5_CHECK(
       H5Fclose(file_.release()));  // closed here, not in a destructor, so failures are reported
 }

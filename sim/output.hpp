@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/correlators.hpp"
 #include "sim/engine.hpp"
 
 namespace lattica {
@@ -59,6 +60,7 @@ struct RunMetadata {
   double field = 0.0;
   int hits = 0;  ///< continuous models: Metropolis proposals per site and pass
   SnapshotFormat snapshot{ElementType::int8, 1, "spins +1/-1 (int8)"};
+  int64_t structure_factor_every = 0;  ///< 0: no /correlators
   uint64_t seed = 0;
   std::string backend;
   std::string device;
@@ -80,6 +82,14 @@ class OutputFile {
   /// Appends one lexicographic configuration per replica (replicas * volume sites in the
   /// metadata's snapshot format) taken after `sweep` sweeps.
   void append_snapshot(int64_t sweep, const void* configuration);
+
+  /// Appends per-measurement structure-factor values: sweeps[j] and values[(j * R + r) * 2 +
+  /// {0, 1}] = S(0), S(k_min), with xi_2 from them.
+  void append_structure_factor_series(const std::vector<int64_t>& sweeps,
+                                      const std::vector<double>& values);
+
+  /// Writes the averaged structure factor and two-point function (replacing earlier ones).
+  void write_structure_factor(const StructureFactorSums& sums);
 
   /// Records the Metropolis step used after thermalization and its measured acceptance.
   void write_step_tuning(const StepTuning& tuning);
@@ -110,6 +120,13 @@ class OutputFile {
   H5Id snapshot_sweep_set_;
   int64_t measurements_ = 0;
   int64_t snapshots_ = 0;
+  // /correlators/structure_factor: the per-measurement series
+  int64_t longest_axis_ = 0;
+  H5Id structure_factor_group_;
+  H5Id series_group_;
+  std::vector<H5Id> series_sets_;  ///< S(0), S(k_min), xi2
+  H5Id series_sweep_set_;
+  int64_t series_length_ = 0;
 };
 
 /// UTC time now, ISO 8601 ("2026-11-21T10:00:00Z").

@@ -68,16 +68,26 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
     output.append_snapshot(sweep, frame.data());
     ++summary.snapshots;
   };
+  std::vector<int64_t> spectral_sweeps;  // structure-factor measurements waiting to be written
+  std::vector<double> spectral_values;
   auto collect = [&] {
     engine.collect(batch);
     values.insert(values.end(), batch.values.begin(), batch.values.end());
+    // The batch holds the last batch.count measurements of `sweeps`.
+    const size_t first = sweeps.size() - static_cast<size_t>(batch.count);
+    for (int64_t row : batch.spectral_rows) spectral_sweeps.push_back(sweeps[first + row]);
+    spectral_values.insert(spectral_values.end(), batch.spectral_values.begin(),
+                           batch.spectral_values.end());
   };
   auto write_measurements = [&] {
     if (engine.queued() > 0) collect();
     output.append_measurements(sweeps, values);
+    output.append_structure_factor_series(spectral_sweeps, spectral_values);
     output.flush();
     sweeps.clear();
     values.clear();
+    spectral_sweeps.clear();
+    spectral_values.clear();
   };
   const int64_t capacity = config.engine_settings().measurement_capacity;
 
@@ -126,6 +136,8 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
   write_measurements();
   if (last_snapshot != total) take_snapshot(total);  // the final configuration, always
   output.write_histograms(engine.histograms());
+  StructureFactorSums structure_factor;
+  if (engine.structure_factor(structure_factor)) output.write_structure_factor(structure_factor);
   output.write_step_tuning(engine.step_tuning());
   engine.synchronize();
   output.flush();

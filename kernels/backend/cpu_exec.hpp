@@ -4,11 +4,13 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "kernels/backend/exec_options.hpp"
+#include "kernels/spectral/fft_cpu.hpp"
 
 namespace lattica {
 
@@ -102,6 +104,12 @@ class CpuExec {
   template <class T>
   void copy_to_host(const Buffer<T>& from, T* to, int64_t count = -1) const {
     std::copy(from.data(), from.data() + (count < 0 ? from.size() : count), to);
+  }
+
+  using Fft = CpuFft;
+  /// FFTs of `batch` real arrays of extents dims (FFTW).
+  std::unique_ptr<Fft> make_fft(const std::vector<int64_t>& dims, int batch) const {
+    return std::make_unique<Fft>(dims, batch);
   }
 
   void synchronize() const {}

@@ -3,13 +3,16 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "kernels/backend/cuda_check.hpp"
 #include "kernels/backend/exec_options.hpp"
 #include "kernels/histogram/histogram.cuh"
 #include "kernels/reduce/reduce.cuh"
+#include "kernels/spectral/fft_cuda.cuh"
 
 namespace lattica {
 
@@ -141,6 +144,12 @@ class CudaExec {
     LATTICA_CUDA_CHECK(cudaMemcpyAsync(to, from.data(), static_cast<size_t>(n) * sizeof(T),
                                        cudaMemcpyDeviceToHost, stream_));
     LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  using Fft = CudaFft;
+  /// FFTs of `batch` real arrays of extents dims (cuFFT, on this policy's stream).
+  std::unique_ptr<Fft> make_fft(const std::vector<int64_t>& dims, int batch) const {
+    return std::make_unique<Fft>(dims, batch, stream_);
   }
 
   void synchronize() const { LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_)); }

@@ -113,6 +113,10 @@ struct IsingModel {
     return {static_cast<long long>(s * sum), static_cast<long long>(s + partner)};
   }
 
+  /// The order-parameter field (for structure factors): the spin itself.
+  static int field_components(const Params&) { return 1; }
+  LATTICA_HD_INLINE static double field_component(const Params&, Spin s, int) { return s; }
+
   /// Histogram 0: the interaction energy -sum s_i s_j; 1: the magnetization sum s_i.
   LATTICA_HD_INLINE static long long histogram_total(const Sums& s, int which) {
     return which == 0 ? -s.bonds : s.magnetization;

@@ -224,6 +224,12 @@ struct OnModel {
     return false;
   }
 
+  /// The order-parameter field (for structure factors): the spin's components.
+  static int field_components(const Params&) { return N; }
+  LATTICA_HD_INLINE static double field_component(const Params&, const Spin& s, int c) {
+    return static_cast<double>(s.c[c]);
+  }
+
   /// Per colour-0 site: its 2D bonds by axis (nb[2a] = +a, nb[2a+1] = -a) and both sites' spins.
   template <int D>
   LATTICA_HD_INLINE static Sums site_sums(const Params&, const Spin& s, const Spin (&nb)[2 * D],

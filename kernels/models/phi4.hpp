@@ -100,6 +100,12 @@ struct Phi4Model {
     return phi;
   }
 
+  /// The order-parameter field (for structure factors): phi itself.
+  static int field_components(const Params&) { return 1; }
+  LATTICA_HD_INLINE static double field_component(const Params&, Spin phi, int) {
+    return static_cast<double>(phi);
+  }
+
   /// Per colour-0 site: its 2D links (each link has one colour-0 end) and both sites' powers.
   template <int D>
   LATTICA_HD_INLINE static Sums site_sums(const Params&, Spin phi, const Spin (&nb)[2 * D],

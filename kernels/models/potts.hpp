@@ -149,6 +149,12 @@ struct PottsModel {
             static_cast<long long>(p.sin_phase[s]) + p.sin_phase[partner]};
   }
 
+  /// The order-parameter field (for structure factors): (cos, sin)(2 pi s / q).
+  static int field_components(const Params&) { return 2; }
+  LATTICA_HD_INLINE static double field_component(const Params& p, Spin s, int c) {
+    return (c == 0 ? p.cos_phase[s] : p.sin_phase[s]) / kPottsPhaseScale;
+  }
+
   /// Histogram 0: the interaction energy -sum delta(s_i, s_j).
   LATTICA_HD_INLINE static long long histogram_total(const Sums& s, int) { return -s.bonds; }
 

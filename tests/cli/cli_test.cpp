@@ -783,4 +783,31 @@ TEST_F(Cli, ContinuousModelInputErrorsExitTwo) {
   }
 }
 
+TEST_F(Cli, StructureFactorIsWrittenToCorrelators) {
+  const RunResult r = sim(small_run({"--set", "measure.structure_factor=true", "--set",
+                                     "measure.structure_factor_every=4", "--set",
+                                     "run.replicas=2", "--backend", "cpu", "-o", "sk.h5"}));
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const H5Id file = open_file(path("sk.h5"));
+  EXPECT_EQ(dataset_info(file.get(), "/correlators/structure_factor/S").shape,
+            (std::vector<hsize_t>{16, 9}));
+  EXPECT_EQ(dataset_info(file.get(), "/correlators/structure_factor/G").shape,
+            (std::vector<hsize_t>{16, 16}));
+  // 40 measurements, every 4th: 10 rows of 2 replicas, at the sweeps of those measurements.
+  EXPECT_EQ(dataset_info(file.get(), "/correlators/structure_factor/series/xi2").shape,
+            (std::vector<hsize_t>{10, 2}));
+  const auto sweeps = read_int64s(file.get(), "/correlators/structure_factor/series/sweep");
+  const auto all = read_int64s(file.get(), "/observables/sweep");
+  ASSERT_EQ(sweeps.size(), 10u);
+  for (size_t j = 0; j < sweeps.size(); ++j) EXPECT_EQ(sweeps[j], all[4 * j]);
+  const H5Id group = open_group(file.get(), "/correlators/structure_factor");
+  EXPECT_EQ(int64_attribute(group.get(), "samples"), 20);
+  // G(0) = <s^2> = 1 for Ising spins.
+  EXPECT_NEAR(read_doubles(file.get(), "/correlators/structure_factor/G").at(0), 1.0, 1e-12);
+
+  const RunResult off = sim(small_run({"--backend", "cpu", "-o", "plain.h5", "-q"}));
+  ASSERT_EQ(off.exit_code, 0) << off;
+  EXPECT_EQ(H5Lexists(open_file(path("plain.h5")).get(), "correlators", H5P_DEFAULT), 0);
+}
+
 }  // namespace lattica

@@ -188,7 +188,7 @@ TEST(Config, InvalidTomlNamesFileAndLine) {
 TEST(Config, UnknownSectionIsRejectedWithPosition) {
   const auto e = errors_of(with_section("solver", "tolerance = 1"));
   EXPECT_TRUE(has_message(e, {"in.toml:13:", "unknown section 'solver'",
-                              "known sections: lattice, model, update, run, output"}));
+                              "known sections: lattice, model, update, run, measure, output"}));
 }
 
 TEST(Config, UnknownKeyIsRejectedWithPositionAndKnownKeys) {
@@ -860,6 +860,19 @@ TEST(Config, KappaAndLambdaCanBeSwept) {
   EXPECT_EQ(plan.swept, (std::vector<std::string>{"model.kappa", "model.lambda"}));
   EXPECT_DOUBLE_EQ(plan.points[5].kappa, 0.3);
   EXPECT_EQ(plan.points[5].lambda, 1.0);
+}
+
+TEST(Config, StructureFactorKeys) {
+  EXPECT_EQ(parse_config(kMinimal, "in.toml").engine_settings().structure_factor_every, 0);
+  const Config c = parse_config(
+      with_section("measure", "structure_factor = true\nstructure_factor_every = 5"), "in.toml");
+  EXPECT_TRUE(c.structure_factor);
+  EXPECT_EQ(c.engine_settings().structure_factor_every, 5);
+  EXPECT_EQ(parse_config(c.resolved_toml, "r.toml").structure_factor_every, 5);
+  EXPECT_TRUE(has_message(errors_of(with_section("measure", "structure_factor = 1")),
+                          {"measure.structure_factor = 1", "true or false"}));
+  EXPECT_TRUE(has_message(errors_of(with_section("measure", "structure_factor_every = 0")),
+                          {"measure.structure_factor_every = 0", "between 1 and"}));
 }
 
 }  // namespace

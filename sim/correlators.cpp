@@ -1,0 +1,112 @@
+#include "sim/correlators.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernels/spectral/fft_cpu.hpp"
+
+namespace lattica {
+
+double second_moment_length(double s0, double s_min, int64_t length) {
+  if (!(s0 > s_min) || !(s_min > 0)) return std::numeric_limits<double>::quiet_NaN();
+  const double pi = 3.14159265358979323846;
+  return std::sqrt(s0 / s_min - 1) / (2 * std::sin(pi / static_cast<double>(length)));
+}
+
+StructureFactorTables structure_factor_tables(const StructureFactorSums& sums) {
+  StructureFactorTables t;
+  const int d = static_cast<int>(sums.dims.size());
+  const double pi = 3.14159265358979323846;
+  int64_t volume = 1;
+  for (int64_t l : sums.dims) volume *= l;
+  const auto n = static_cast<double>(sums.samples);
+  const size_t modes = sums.power_sum.size();
+  t.spectrum_shape = sums.dims;
+  t.spectrum_shape.back() = sums.dims.back() / 2 + 1;
+
+  double m2 = 0;
+  for (double m : sums.mean_field_sum) {
+    t.mean_field.push_back(m / n);
+    m2 += (m / n) * (m / n);
+  }
+  t.s.resize(modes);
+  t.s_error.resize(modes);
+  for (size_t k = 0; k < modes; ++k) {
+    t.s[k] = sums.power_sum[k] / n;
+    const double variance = std::max(0.0, sums.power_squares[k] / n - t.s[k] * t.s[k]);
+    t.s_error[k] = sums.samples > 1 ? std::sqrt(variance / (n - 1)) : 0.0;
+  }
+  t.s_connected = t.s;
+  t.s_connected[0] -= static_cast<double>(volume) * m2;
+
+  // Wiener-Khinchin: G(r) = (1/V) sum_x phi(x) phi(x + r) = (1/V) sum_k S(k) exp(i k r).
+  CpuFft fft(sums.dims, 1);
+  std::vector<Complex> spectrum(modes);
+  for (size_t k = 0; k < modes; ++k) spectrum[k] = {t.s[k], 0.0};
+  t.g.resize(static_cast<size_t>(volume));
+  fft.inverse(spectrum.data(), t.g.data());
+  t.g_connected.resize(t.g.size());
+  for (size_t r = 0; r < t.g.size(); ++r) {
+    t.g[r] /= static_cast<double>(volume);
+    t.g_connected[r] = t.g[r] - m2;
+  }
+
+  for (int a = 0; a < d; ++a) {
+    const int64_t l = sums.dims[a];
+    const int64_t count = a == d - 1 ? l / 2 + 1 : l;
+    std::vector<double> k(static_cast<size_t>(count));
+    for (int64_t j = 0; j < count; ++j) k[j] = 2 * pi * static_cast<double>(j <= l / 2 ? j : j - l) / l;
+    t.momenta.push_back(std::move(k));
+  }
+
+  // Shells of |k| of width 2 pi / L_max; each stored mode stands for itself and, on the
+  // halved last axis, for its mirror -k unless it is its own mirror (k_last = 0 or pi).
+  const int64_t longest = *std::max_element(sums.dims.begin(), sums.dims.end());
+  const double width = 2 * pi / static_cast<double>(longest);
+  std::vector<double> k_sum, s_sum;
+  std::vector<int64_t> weight_sum;
+  const int64_t last = t.spectrum_shape.back();
+  for (size_t k = 0; k < modes; ++k) {
+    int64_t rest = static_cast<int64_t>(k);
+    double k2 = 0;
+    int64_t j_last = 0;
+    for (int a = d - 1; a >= 0; --a) {
+      const int64_t extent = a == d - 1 ? last : sums.dims[a];
+      const int64_t j = rest % extent;
+      rest /= extent;
+      if (a == d - 1) j_last = j;
+      k2 += t.momenta[a][j] * t.momenta[a][j];
+    }
+    const int64_t weight = (j_last == 0 || 2 * j_last == sums.dims.back()) ? 1 : 2;
+    const double magnitude = std::sqrt(k2);
+    const auto shell = static_cast<size_t>(std::llround(magnitude / width));
+    if (shell >= k_sum.size()) {
+      k_sum.resize(shell + 1, 0.0);
+      s_sum.resize(shell + 1, 0.0);
+      weight_sum.resize(shell + 1, 0);
+    }
+    k_sum[shell] += weight * magnitude;
+    s_sum[shell] += weight * t.s[k];
+    weight_sum[shell] += weight;
+  }
+  for (size_t b = 0; b < k_sum.size(); ++b) {
+    if (weight_sum[b] == 0) continue;
+    t.radial_k.push_back(k_sum[b] / weight_sum[b]);
+    t.radial_s.push_back(s_sum[b] / weight_sum[b]);
+    t.radial_modes.push_back(weight_sum[b]);
+  }
+
+  // <S(k_min)> over the unit momenta of the longest axes (as the per-measurement series).
+  double s_min = 0;
+  for (int a : sums.min_axes) {
+    int64_t stride = 1;
+    for (int b = d - 1; b > a; --b) stride *= b == d - 1 ? last : sums.dims[b];
+    s_min += t.s[static_cast<size_t>(stride)];
+  }
+  s_min /= static_cast<double>(sums.min_axes.size());
+  t.xi2 = second_moment_length(t.s[0], s_min, longest);
+  return t;
+}
+
+}  // namespace lattica

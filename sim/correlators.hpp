@@ -1,0 +1,34 @@
+#pragma once
+// Host-side tables of the structure factor and the two-point function, from the engine's
+// running sums: averages, errors, connected parts, G(r) by inverse FFT (Wiener-Khinchin), the
+// radially binned S(|k|), and the second-moment correlation length.
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/engine.hpp"
+
+namespace lattica {
+
+struct StructureFactorTables {
+  std::vector<int64_t> spectrum_shape;  ///< L_0, ..., L_{d-2}, L_{d-1}/2 + 1
+  std::vector<double> s;                ///< <S(k)> on the half spectrum
+  std::vector<double> s_error;          ///< its standard error, samples taken as independent
+  std::vector<double> s_connected;      ///< S(k) - V |<m>|^2 delta_k0
+  std::vector<double> g;                ///< G(r) = (1/V) sum_x <phi(x) . phi(x + r)>
+  std::vector<double> g_connected;      ///< G(r) - |<m>|^2
+  std::vector<std::vector<double>> momenta;  ///< per axis, k = 2 pi n / L in FFT order
+  std::vector<double> radial_k, radial_s;    ///< S averaged over shells of width 2 pi / L_max
+  std::vector<int64_t> radial_modes;         ///< full-lattice modes per shell
+  std::vector<double> mean_field;            ///< <m_c> per component
+  double xi2 = 0;  ///< second-moment correlation length from <S(0)> and <S(k_min)>
+};
+
+/// The tables from sums with at least one sample.
+StructureFactorTables structure_factor_tables(const StructureFactorSums& sums);
+
+/// xi_2 = sqrt(S(0) / S(k_min) - 1) / (2 sin(pi / L)), k_min = 2 pi / L; NaN when
+/// S(0) <= S(k_min) (no positive length fits).
+double second_moment_length(double s0, double s_min, int64_t length);
+
+}  // namespace lattica

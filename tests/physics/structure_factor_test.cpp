@@ -1,0 +1,87 @@
+// Structure factors measured by the CPU engine: the free field (phi^4 at lambda = 0) against
+// the exact propagator mode by mode, and the Ising G(r) at one lattice spacing against the
+// energy of the same configurations.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/correlators.hpp"
+#include "tests/support/statistics.hpp"
+
+namespace lattica::test {
+namespace {
+
+/// The engine's structure-factor tables after `measurements` measurements `every` sweeps apart.
+StructureFactorTables measure(EngineSettings s, int64_t measurements, int64_t every,
+                              std::vector<std::vector<double>>* series = nullptr) {
+  s.structure_factor_every = 1;
+  s.cpu_threads = 2;
+  auto engine = make_cpu_engine(s);
+  auto values = sample(*engine, 500, measurements, every);
+  if (series) *series = std::move(values);
+  StructureFactorSums sums;
+  EXPECT_TRUE(engine->structure_factor(sums));
+  EXPECT_EQ(sums.samples, measurements * s.replicas);
+  return structure_factor_tables(sums);
+}
+
+// S(k) = <|phi(k)|^2> / V = 1 / M(k), M(k) = 2 - 4 kappa sum_mu cos k_mu, for every mode.
+void check_free_field(const std::vector<int64_t>& dims, double kappa) {
+  EngineSettings s;
+  s.model = ModelKind::phi4;
+  s.dims = dims;
+  s.kappa = kappa;
+  s.lambda = 0.0;
+  s.sequence = {UpdateAlgorithm::metropolis, UpdateAlgorithm::overrelaxation};
+  s.hits = 2;
+  s.replicas = 2;
+  s.seed = 99;
+  const StructureFactorTables t = measure(s, 3000, 3);
+  const int d = static_cast<int>(dims.size());
+  double chi2 = 0, worst = 0;
+  for (size_t k = 0; k < t.s.size(); ++k) {
+    int64_t rest = static_cast<int64_t>(k);
+    double cos_sum = 0;
+    for (int a = d - 1; a >= 0; --a) {
+      const int64_t extent = t.spectrum_shape[a];
+      cos_sum += std::cos(t.momenta[a][rest % extent]);
+      rest /= extent;
+    }
+    const double z = (t.s[k] - 1 / (2 - 4 * kappa * cos_sum)) / t.s_error[k];
+    chi2 += z * z;
+    worst = std::max(worst, std::fabs(z));
+  }
+  const double dof = static_cast<double>(t.s.size());
+  // Each mode within 5 sigma (hundreds of modes), and the z-scores' spread near 1: measurements
+  // 3 sweeps apart are nearly independent, so the naive errors are close to right.
+  EXPECT_LT(worst, 5.0) << "d = " << d;
+  EXPECT_LT(chi2 / dof, 1.6) << "d = " << d << ": mean z^2 over " << dof << " modes";
+  EXPECT_GT(chi2 / dof, 0.6) << "d = " << d;
+}
+
+TEST(StructureFactor, FreeFieldPropagatorEveryModeTwoDimensions) { check_free_field({16, 12}, 0.2); }
+TEST(StructureFactor, FreeFieldPropagatorEveryModeThreeDimensions) {
+  check_free_field({8, 8, 6}, 0.13);
+}
+
+// Per configuration, G(e_0) + G(e_1) = (1/V) sum_x s_x (s_{x+e0} + s_{x+e1}) = -e (h = 0), so
+// the averages over the same measurements agree to rounding.
+TEST(StructureFactor, IsingNearestNeighbourCorrelationIsTheEnergy) {
+  EngineSettings s;
+  s.dims = {32, 24};
+  s.beta = 0.4;
+  s.sequence = {UpdateAlgorithm::heatbath};
+  s.seed = 3;
+  std::vector<std::vector<double>> series;
+  const StructureFactorTables t = measure(s, 400, 1, &series);
+  double energy = 0;
+  for (double e : series[0]) energy += e;
+  energy /= static_cast<double>(series[0].size());
+  EXPECT_NEAR(t.g[24] + t.g[1], -energy, 1e-12);  // r = e_0 is index L_1, r = e_1 index 1
+  EXPECT_NEAR(t.g[0], 1.0, 1e-12);                 // s^2 = 1
+  EXPECT_GT(t.xi2, 0.5);
+}
+
+}  // namespace
+}  // namespace lattica::test
