@@ -50,6 +50,9 @@ constexpr KeyRule kSchema[] = {
     {"run", "replicas"},
     {"measure", "structure_factor"},
     {"measure", "structure_factor_every"},
+    {"measure", "timeslice"},
+    {"measure", "timeslice_every"},
+    {"measure", "timeslice_momenta"},
     {"output", "path"},
     {"output", "snapshot_every"},
     {"output", "flush_every"},
@@ -442,7 +445,10 @@ std::string resolved_toml(const Config& c) {
                           {"device", c.device},
                           {"replicas", c.replicas}}},
       {"measure", toml::table{{"structure_factor", c.structure_factor},
-                              {"structure_factor_every", c.structure_factor_every}}},
+                              {"structure_factor_every", c.structure_factor_every},
+                              {"timeslice", c.timeslice},
+                              {"timeslice_every", c.timeslice_every},
+                              {"timeslice_momenta", c.timeslice_momenta}}},
       {"output", toml::table{{"path", c.output_path},
                              {"snapshot_every", c.snapshot_every},
                              {"flush_every", c.flush_every}}},
@@ -504,6 +510,8 @@ EngineSettings Config::engine_settings() const {
   // Measurements wait in the engine (on the GPU) until a batch is collected.
   s.measurement_capacity = std::min<int64_t>(flush_every, 4096);
   s.structure_factor_every = structure_factor ? structure_factor_every : 0;
+  s.timeslice_every = timeslice ? timeslice_every : 0;
+  s.timeslice_momenta_per_axis = timeslice_momenta;
   return s;
 }
 
@@ -631,6 +639,13 @@ Config read_point(const toml::table& root, const std::string& source_name,
                                  "structure factor and correlation function of the order parameter");
   c.structure_factor_every = r.integer("measure", "structure_factor_every", 1, 1, kMaxCount,
                                        "take the structure factor on every k-th measurement");
+  c.timeslice = r.boolean("measure", "timeslice", false,
+                          "momentum-projected time-slice correlators (the last axis is time)");
+  c.timeslice_every = r.integer("measure", "timeslice_every", 1, 1, kMaxCount,
+                                "take the time-slice correlators on every k-th measurement");
+  c.timeslice_momenta = static_cast<int>(r.integer(
+      "measure", "timeslice_momenta", 1, 1, 64,
+      "momenta n 2 pi / L (n = 1 .. N) along each spatial axis, besides p = 0"));
   c.output_path = r.string("output", "path", default_output_path(source_name), "output HDF5 file");
   c.snapshot_every = r.integer("output", "snapshot_every", 0, 0, kMaxCount,
                                "sweeps between snapshots, 0 = final only");

@@ -58,6 +58,9 @@ struct Config {
   int64_t snapshot_every = 0;
   bool structure_factor = false;       ///< measure.structure_factor
   int64_t structure_factor_every = 1;  ///< on every k-th measurement
+  bool timeslice = false;              ///< measure.timeslice
+  int64_t timeslice_every = 1;
+  int timeslice_momenta = 1;  ///< N momenta per spatial axis besides p = 0
   int64_t flush_every = 1000;
   int replicas = 1;
 

@@ -47,6 +47,9 @@ struct EngineSettings {
   int64_t measurement_capacity = 1024;  ///< measurements queued before collect() must run
   /// Structure factor of the order-parameter field on every k-th measurement; 0: off.
   int64_t structure_factor_every = 0;
+  /// Momentum-projected time-slice correlators on every k-th measurement; 0: off.
+  int64_t timeslice_every = 0;
+  int timeslice_momenta_per_axis = 1;  ///< N: p = 0 and n e_a, n = 1 .. N, per spatial axis
   int cpu_threads = 0;                  ///< 0: OpenMP default
   int cuda_device = 0;
   int cuda_block_size = 256;  ///< threads per block; the chain does not depend on it
@@ -60,6 +63,9 @@ struct MeasurementBatch {
   std::vector<double> values;
   std::vector<int64_t> spectral_rows;
   std::vector<double> spectral_values;
+  /// The measurements that took time-slice correlators, and C[(j * R + r) * T + dt][p].
+  std::vector<int64_t> timeslice_rows;
+  std::vector<double> timeslice_values;
 };
 
 /// Running sums of the structure factor S(k) = sum_c |phi_c(k)|^2 / V over every sample (one

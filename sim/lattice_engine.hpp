@@ -16,6 +16,7 @@
 #include "kernels/models/phi4.hpp"
 #include "kernels/models/potts.hpp"
 #include "kernels/spectral/structure_factor.hpp"
+#include "kernels/spectral/timeslice.hpp"
 #include "sim/engine.hpp"
 
 namespace lattica {
@@ -64,7 +65,9 @@ class LatticeEngine final : public Engine {
       throw InputError("update.sequence: 1 to " + std::to_string(kMaxUpdatePasses) +
                        " passes per sweep");
     }
+    if (settings.structure_factor_every > 0 || settings.timeslice_every > 0) prepare_field();
     if (settings.structure_factor_every > 0) prepare_structure_factor();
+    if (settings.timeslice_every > 0) prepare_timeslices();
     if constexpr (Model::kTunableStep) {
       for (UpdateAlgorithm a : settings.sequence) metropolis_passes_ += a == UpdateAlgorithm::metropolis;
       if (metropolis_passes_ > 0) {
@@ -132,7 +135,16 @@ class LatticeEngine final : public Engine {
           SiteSums<D, Model>{lattice_, params_, spins_.data() + r * lattice_.volume()},
           sums_.data() + queued_ * replicas() + r);
     }
-    if (fft_ && measurements_ % settings_.structure_factor_every == 0) measure_structure_factor();
+    const bool spectrum_due = fft_ && measurements_ % settings_.structure_factor_every == 0;
+    const bool timeslices_due =
+        settings_.timeslice_every > 0 && measurements_ % settings_.timeslice_every == 0;
+    if (spectrum_due || timeslices_due) {
+      exec_.for_each(replicas() * components_ * lattice_.volume(),
+                     GatherField<D, Model>{lattice_, params_, spins_.data(), field_.data(),
+                                           components_});
+    }
+    if (spectrum_due) measure_structure_factor();
+    if (timeslices_due) measure_timeslices();
     ++measurements_;
     ++queued_;
   }
@@ -158,6 +170,13 @@ class LatticeEngine final : public Engine {
                          static_cast<int64_t>(out.spectral_values.size()));
     }
     spectral_rows_.clear();
+    out.timeslice_rows = timeslice_rows_;
+    out.timeslice_values.resize(timeslice_rows_.size() * replicas() * time_ * timeslice_momenta_);
+    if (!timeslice_rows_.empty()) {
+      exec_.copy_to_host(timeslice_queue_, out.timeslice_values.data(),
+                         static_cast<int64_t>(out.timeslice_values.size()));
+    }
+    timeslice_rows_.clear();
     if constexpr (Model::kExactHistograms) {
       const std::vector<HistogramInfo> info = Model::histograms();
       for (size_t h = 0; h < histograms_.size(); ++h) {
@@ -198,12 +217,55 @@ class LatticeEngine final : public Engine {
   void synchronize() override { exec_.synchronize(); }
 
  private:
+  /// The lexicographic order-parameter field both spectral measurements start from.
+  void prepare_field() {
+    components_ = Model::field_components(params_);
+    field_ = exec_.template allocate<double>(replicas() * components_ * lattice_.volume());
+  }
+
+  /// The plane-wave matrix (uploaded once), projections and the queue of correlators.
+  void prepare_timeslices() {
+    time_ = settings_.dims[D - 1];
+    const std::vector<int64_t> momenta =
+        timeslice_momenta(D, settings_.timeslice_momenta_per_axis);
+    timeslice_momenta_ = D > 1 ? static_cast<int64_t>(momenta.size()) / (D - 1) : 1;
+    const std::vector<double> waves = plane_wave_matrix(settings_.dims, momenta);
+    plane_waves_ = exec_.template allocate<double>(static_cast<int64_t>(waves.size()));
+    exec_.copy_to_device(waves.data(), plane_waves_);
+    projections_ =
+        exec_.template allocate<double>(replicas() * components_ * time_ * 2 * timeslice_momenta_);
+    const int64_t queued = settings_.measurement_capacity / settings_.timeslice_every + 1;
+    const int64_t entries = queued * replicas() * time_ * timeslice_momenta_;
+    if (entries > (int64_t(1) << 26)) {  // 512 MiB of doubles waiting for the next collect
+      throw InputError("measure.timeslice: " + std::to_string(queued) +
+                       " queued measurements of correlators would need " +
+                       std::to_string((entries * 8) >> 20) +
+                       " MiB; lower output.flush_every or raise measure.timeslice_every");
+    }
+    timeslice_queue_ = exec_.template allocate<double>(entries);
+  }
+
+  /// Queues the time-slice correlators of every replica (no host wait).
+  void measure_timeslices() {
+    const int64_t spatial_volume = lattice_.volume() / time_;
+    exec_.matmul_batched(time_, 2 * timeslice_momenta_, spatial_volume, field_.data(),
+                         lattice_.volume(), plane_waves_.data(), projections_.data(),
+                         replicas() * components_);
+    const int64_t per_measurement = replicas() * time_ * timeslice_momenta_;
+    exec_.for_each(per_measurement,
+                   CorrelateTimeslices{projections_.data(),
+                                       timeslice_queue_.data() +
+                                           static_cast<int64_t>(timeslice_rows_.size()) *
+                                               per_measurement,
+                                       time_, timeslice_momenta_, components_,
+                                       1.0 / static_cast<double>(lattice_.volume())});
+    timeslice_rows_.push_back(queued_);
+  }
+
   /// Buffers and FFT plan of the structure factor; the unit momenta along the longest axes.
   void prepare_structure_factor() {
-    components_ = Model::field_components(params_);
     modes_ = half_spectrum_size(settings_.dims.data(), D);
     fft_ = exec_.make_fft(settings_.dims, replicas() * components_);
-    field_ = exec_.template allocate<double>(replicas() * components_ * lattice_.volume());
     spectrum_ = exec_.template allocate<Complex>(replicas() * components_ * modes_);
     power_sum_ = exec_.template allocate<double>(modes_);
     power_squares_ = exec_.template allocate<double>(modes_);
@@ -220,12 +282,9 @@ class LatticeEngine final : public Engine {
     }
   }
 
-  /// Queues one structure-factor measurement of every replica (no host wait).
+  /// Queues one structure-factor measurement of every replica from the gathered field.
   void measure_structure_factor() {
     const int64_t volume = lattice_.volume();
-    exec_.for_each(replicas() * components_ * volume,
-                   GatherField<D, Model>{lattice_, params_, spins_.data(), field_.data(),
-                                         components_});
     fft_->forward(field_.data(), spectrum_.data());
     exec_.for_each(modes_, AccumulatePower{spectrum_.data(), power_sum_.data(),
                                            power_squares_.data(), modes_, replicas(),
@@ -319,6 +378,11 @@ class LatticeEngine final : public Engine {
   std::vector<int64_t> spectral_rows_;  ///< queued measurements that took the structure factor
   int64_t spectral_samples_ = 0;
   std::vector<int> min_axes_;
+  // Time-slice correlators (when settings.timeslice_every > 0).
+  int64_t time_ = 0;
+  int64_t timeslice_momenta_ = 0;
+  typename Exec::template Buffer<double> plane_waves_, projections_, timeslice_queue_;
+  std::vector<int64_t> timeslice_rows_;
   std::vector<Sums> host_sums_;
   std::vector<unsigned long long> host_counts_;
   std::vector<long long> host_acceptance_;

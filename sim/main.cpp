@@ -53,6 +53,8 @@ lattica::RunMetadata metadata(const lattica::Config& config, const lattica::Engi
   meta.hits = config.hits;
   meta.snapshot = engine.snapshot_format();
   meta.structure_factor_every = config.structure_factor ? config.structure_factor_every : 0;
+  meta.timeslice_every = config.timeslice ? config.timeslice_every : 0;
+  meta.timeslice_momenta = config.timeslice_momenta;
   meta.seed = config.seed;
   meta.backend = engine.backend_name();
   meta.device = engine.device_name();

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <ctime>
+#include <tuple>
 
+#include "kernels/spectral/timeslice.hpp"
 #include "sim/version.hpp"
 
 namespace lattica {
@@ -250,11 +252,58 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
                          "sweeps completed when each frame was taken");
   set_int64_attribute(snapshots_group_.get(), "committed_length", 0);
 
-  if (m.structure_factor_every > 0) {
-    longest_axis_ = *std::max_element(m.dims.begin(), m.dims.end());
-    H5Id correlators(
+  H5Id correlators;
+  if (m.structure_factor_every > 0 || m.timeslice_every > 0) {
+    correlators = H5Id(
         H5_CHECK(H5Gcreate2(root, "correlators", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
         H5Gclose);
+  }
+  if (m.timeslice_every > 0) {
+    timeslice_group_ = H5Id(H5_CHECK(H5Gcreate2(correlators.get(), "timeslice", H5P_DEFAULT,
+                                                H5P_DEFAULT, H5P_DEFAULT)),
+                            H5Gclose);
+    const int spatial = static_cast<int>(m.dims.size()) - 1;
+    const std::vector<int64_t> momenta = timeslice_momenta(spatial + 1, m.timeslice_momenta);
+    const hsize_t count = spatial > 0 ? momenta.size() / spatial : 1;
+    std::vector<double> values(momenta.size());
+    for (size_t i = 0; i < momenta.size(); ++i)
+      values[i] = 6.283185307179586 * static_cast<double>(momenta[i]) / m.dims[i % spatial];
+    const hsize_t shape[2] = {count, static_cast<hsize_t>(std::max(spatial, 0))};
+    for (const auto& [name, type, data, what] :
+         {std::tuple<const char*, hid_t, const void*, const char*>{
+              "momenta", H5T_NATIVE_INT64, momenta.data(),
+              "integer momenta n of each projection, p_a = 2 pi n_a / L_a (spatial axes 0 .. d-2)"},
+          {"momentum_values", H5T_NATIVE_DOUBLE, values.data(), "the momenta p"}}) {
+      H5Id space(H5_CHECK(H5Screate_simple(2, shape, nullptr)), H5Sclose);
+      H5Id set(H5_CHECK(H5Dcreate2(timeslice_group_.get(), name, type, space.get(), H5P_DEFAULT,
+                                   H5P_DEFAULT, H5P_DEFAULT)),
+               H5Dclose);
+      if (!momenta.empty()) H5_CHECK(H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
+      write_string_attribute(set.get(), "description", what);
+    }
+    timeslice_tail_ = replica_axis();
+    timeslice_tail_.push_back(static_cast<hsize_t>(m.dims.back()));
+    timeslice_tail_.push_back(count);
+    std::vector<hsize_t> chunk{16};
+    chunk.insert(chunk.end(), timeslice_tail_.begin(), timeslice_tail_.end());
+    timeslice_set_ = create_extendable(timeslice_group_.get(), "C", H5T_NATIVE_DOUBLE,
+                                       timeslice_tail_, chunk);
+    write_string_attribute(
+        timeslice_set_.get(), "description",
+        "C(dt, p) = (1/(T V_s)) sum_t sum_c Re[O_c(t + dt, p) conj(O_c(t, p))], O_c(t, p) = "
+        "sum_x phi_c(x, t) exp(-i p.x); the last lattice axis is time; per measurement "
+        "[, replica], dt = 0 .. T-1 (periodic), momentum index");
+    timeslice_sweep_set_ =
+        create_extendable(timeslice_group_.get(), "sweep", H5T_NATIVE_INT64, {}, {1024});
+    write_numeric_attribute(timeslice_group_.get(), "every", H5T_NATIVE_INT64, &m.timeslice_every,
+                            1, true);
+    const int64_t per_axis = m.timeslice_momenta;
+    write_numeric_attribute(timeslice_group_.get(), "momenta_per_axis", H5T_NATIVE_INT64,
+                            &per_axis, 1, true);
+    set_int64_attribute(timeslice_group_.get(), "committed_length", 0);
+  }
+  if (m.structure_factor_every > 0) {
+    longest_axis_ = *std::max_element(m.dims.begin(), m.dims.end());
     structure_factor_group_ = H5Id(H5_CHECK(H5Gcreate2(correlators.get(), "structure_factor",
                                                        H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
                                    H5Gclose);
@@ -301,6 +350,17 @@ void OutputFile::append_structure_factor_series(const std::vector<int64_t>& swee
   append_rows(series_sweep_set_.get(), H5T_NATIVE_INT64, series_length_, count, {},
               sweeps.data());
   series_length_ += count;
+}
+
+void OutputFile::append_timeslices(const std::vector<int64_t>& sweeps,
+                                   const std::vector<double>& values) {
+  const auto count = static_cast<int64_t>(sweeps.size());
+  if (count == 0) return;
+  append_rows(timeslice_set_.get(), H5T_NATIVE_DOUBLE, timeslice_length_, count, timeslice_tail_,
+              values.data());
+  append_rows(timeslice_sweep_set_.get(), H5T_NATIVE_INT64, timeslice_length_, count, {},
+              sweeps.data());
+  timeslice_length_ += count;
 }
 
 void OutputFile::write_structure_factor(const StructureFactorSums& sums) {
@@ -441,6 +501,8 @@ void OutputFile::flush() {
   set_int64_attribute(snapshots_group_.get(), "committed_length", snapshots_);
   if (series_group_.get() >= 0)
     set_int64_attribute(series_group_.get(), "committed_length", series_length_);
+  if (timeslice_group_.get() >= 0)
+    set_int64_attribute(timeslice_group_.get(), "committed_length", timeslice_length_);
   H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
 }
 
@@ -457,6 +519,9 @@ void OutputFile::close() {
   series_sweep_set_.reset();
   series_group_.reset();
   structure_factor_group_.reset();
+  timeslice_set_.reset();
+  timeslice_sweep_set_.reset();
+  timeslice_group_.reset();
   H5_CHECK(
       H5Fclose(file_.release()));  // closed here, not in a destructor, so failures are reported
 }

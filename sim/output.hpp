@@ -60,7 +60,9 @@ struct RunMetadata {
   double field = 0.0;
   int hits = 0;  ///< continuous models: Metropolis proposals per site and pass
   SnapshotFormat snapshot{ElementType::int8, 1, "spins +1/-1 (int8)"};
-  int64_t structure_factor_every = 0;  ///< 0: no /correlators
+  int64_t structure_factor_every = 0;  ///< 0: no /correlators/structure_factor
+  int64_t timeslice_every = 0;         ///< 0: no /correlators/timeslice
+  int timeslice_momenta = 1;
   uint64_t seed = 0;
   std::string backend;
   std::string device;
@@ -87,6 +89,10 @@ class OutputFile {
   /// {0, 1}] = S(0), S(k_min), with xi_2 from them.
   void append_structure_factor_series(const std::vector<int64_t>& sweeps,
                                       const std::vector<double>& values);
+
+  /// Appends per-measurement time-slice correlators: sweeps[j] and values[((j * R + r) * T +
+  /// dt) * n_p + p].
+  void append_timeslices(const std::vector<int64_t>& sweeps, const std::vector<double>& values);
 
   /// Writes the averaged structure factor and two-point function (replacing earlier ones).
   void write_structure_factor(const StructureFactorSums& sums);
@@ -127,6 +133,12 @@ class OutputFile {
   std::vector<H5Id> series_sets_;  ///< S(0), S(k_min), xi2
   H5Id series_sweep_set_;
   int64_t series_length_ = 0;
+  // /correlators/timeslice
+  H5Id timeslice_group_;
+  H5Id timeslice_set_;
+  H5Id timeslice_sweep_set_;
+  std::vector<hsize_t> timeslice_tail_;  ///< [R,] T, n_p
+  int64_t timeslice_length_ = 0;
 };
 
 /// UTC time now, ISO 8601 ("2026-11-21T10:00:00Z").

@@ -70,6 +70,8 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
   };
   std::vector<int64_t> spectral_sweeps;  // structure-factor measurements waiting to be written
   std::vector<double> spectral_values;
+  std::vector<int64_t> timeslice_sweeps;  // time-slice correlators waiting to be written
+  std::vector<double> timeslice_values;
   auto collect = [&] {
     engine.collect(batch);
     values.insert(values.end(), batch.values.begin(), batch.values.end());
@@ -78,16 +80,22 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
     for (int64_t row : batch.spectral_rows) spectral_sweeps.push_back(sweeps[first + row]);
     spectral_values.insert(spectral_values.end(), batch.spectral_values.begin(),
                            batch.spectral_values.end());
+    for (int64_t row : batch.timeslice_rows) timeslice_sweeps.push_back(sweeps[first + row]);
+    timeslice_values.insert(timeslice_values.end(), batch.timeslice_values.begin(),
+                            batch.timeslice_values.end());
   };
   auto write_measurements = [&] {
     if (engine.queued() > 0) collect();
     output.append_measurements(sweeps, values);
     output.append_structure_factor_series(spectral_sweeps, spectral_values);
+    output.append_timeslices(timeslice_sweeps, timeslice_values);
     output.flush();
     sweeps.clear();
     values.clear();
     spectral_sweeps.clear();
     spectral_values.clear();
+    timeslice_sweeps.clear();
+    timeslice_values.clear();
   };
   const int64_t capacity = config.engine_settings().measurement_capacity;
 

@@ -106,6 +106,24 @@ class CpuExec {
     std::copy(from.data(), from.data() + (count < 0 ? from.size() : count), to);
   }
 
+  /// For b < batch: C_b = A_b * B, column-major (BLAS) layout: A_b is m x k at a + b * stride_a,
+  /// B is k x n (shared), C_b is m x n at c + b * m * n. Plain loops, each entry summed in order.
+  void matmul_batched(int64_t m, int64_t n, int64_t k, const double* a, int64_t stride_a,
+                      const double* b, double* c, int64_t batch) const {
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
+    for (int64_t q = 0; q < batch; ++q) {
+      for (int64_t j = 0; j < n; ++j) {
+        const double* a_q = a + q * stride_a;
+        double* c_qj = c + q * m * n + j * m;
+        for (int64_t i = 0; i < m; ++i) c_qj[i] = 0.0;
+        for (int64_t l = 0; l < k; ++l) {
+          const double b_lj = b[j * k + l];
+          for (int64_t i = 0; i < m; ++i) c_qj[i] += a_q[l * m + i] * b_lj;
+        }
+      }
+    }
+  }
+
   using Fft = CpuFft;
   /// FFTs of `batch` real arrays of extents dims (FFTW).
   std::unique_ptr<Fft> make_fft(const std::vector<int64_t>& dims, int batch) const {

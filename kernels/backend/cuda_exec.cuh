@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include <cublas_v2.h>
+
 #include "kernels/backend/cuda_check.hpp"
 #include "kernels/backend/exec_options.hpp"
 #include "kernels/histogram/histogram.cuh"
@@ -77,6 +79,7 @@ class CudaExec {
   CudaExec(const CudaExec&) = delete;
   CudaExec& operator=(const CudaExec&) = delete;
   ~CudaExec() {
+    if (blas_) cublasDestroy(blas_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -146,6 +149,22 @@ class CudaExec {
     LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
+  /// For b < batch: C_b = A_b * B, column-major (BLAS) layout: A_b is m x k at a + b * stride_a,
+  /// B is k x n (shared), C_b is m x n at c + b * m * n. One strided batched cuBLAS DGEMM on the
+  /// stream; asynchronous.
+  void matmul_batched(int64_t m, int64_t n, int64_t k, const double* a, int64_t stride_a,
+                      const double* b, double* c, int64_t batch) const {
+    if (!blas_) {
+      LATTICA_CUBLAS_CHECK(cublasCreate(&blas_));
+      LATTICA_CUBLAS_CHECK(cublasSetStream(blas_, stream_));
+    }
+    const double one = 1.0, zero = 0.0;
+    LATTICA_CUBLAS_CHECK(cublasDgemmStridedBatched(
+        blas_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(m), static_cast<int>(n),
+        static_cast<int>(k), &one, a, static_cast<int>(m), stride_a, b, static_cast<int>(k), 0,
+        &zero, c, static_cast<int>(m), m * n, static_cast<int>(batch)));
+  }
+
   using Fft = CudaFft;
   /// FFTs of `batch` real arrays of extents dims (cuFFT, on this policy's stream).
   std::unique_ptr<Fft> make_fft(const std::vector<int64_t>& dims, int batch) const {
@@ -177,6 +196,7 @@ class CudaExec {
   int64_t max_grid_ = 0;
   std::string name_;
   cudaStream_t stream_ = nullptr;
+  mutable cublasHandle_t blas_ = nullptr;  ///< created on first use
   // mutable: reductions reuse it from const member functions
   mutable DeviceBuffer<unsigned char> scratch_;
 };

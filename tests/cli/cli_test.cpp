@@ -805,6 +805,18 @@ TEST_F(Cli, StructureFactorIsWrittenToCorrelators) {
   // G(0) = <s^2> = 1 for Ising spins.
   EXPECT_NEAR(read_doubles(file.get(), "/correlators/structure_factor/G").at(0), 1.0, 1e-12);
 
+  const RunResult slices =
+      sim(small_run({"--set", "measure.timeslice=true", "--set", "measure.timeslice_momenta=3",
+                     "--set", "lattice.dims=[8,8,12]", "--backend", "cpu", "-o", "ts.h5", "-q"}));
+  ASSERT_EQ(slices.exit_code, 0) << slices;
+  const H5Id ts = open_file(path("ts.h5"));
+  // 1 + 3 momenta along each of the 2 spatial axes; T = 12.
+  EXPECT_EQ(dataset_info(ts.get(), "/correlators/timeslice/C").shape,
+            (std::vector<hsize_t>{40, 12, 7}));
+  EXPECT_EQ(read_int64s(ts.get(), "/correlators/timeslice/momenta"),
+            (std::vector<int64_t>{0, 0, 1, 0, 2, 0, 3, 0, 0, 1, 0, 2, 0, 3}));
+  EXPECT_EQ(H5Lexists(ts.get(), "/correlators/structure_factor", H5P_DEFAULT), 0);
+
   const RunResult off = sim(small_run({"--backend", "cpu", "-o", "plain.h5", "-q"}));
   ASSERT_EQ(off.exit_code, 0) << off;
   EXPECT_EQ(H5Lexists(open_file(path("plain.h5")).get(), "correlators", H5P_DEFAULT), 0);

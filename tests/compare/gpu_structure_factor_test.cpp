@@ -1,4 +1,5 @@
-// The structure factor on the GPU (cuFFT) against the CPU reference (FFTW) on the same chains:
+// The structure factor on the GPU (cuFFT) against the CPU reference (FFTW), and the time-slice
+// correlators (cuBLAS GEMM against plain loops), on the same chains:
 // discrete models run identical chains, so S(k) agrees to the FFTs' rounding; a Potts field
 // (2 components) and an O(3) field (3 components, short run) check the component gathering.
 
@@ -15,6 +16,7 @@ namespace {
 struct Spectra {
   StructureFactorSums sums;
   std::vector<double> series;  ///< S(0), S(k_min) per structure-factor measurement and replica
+  std::vector<double> timeslices;  ///< C(dt, p) per measurement and replica
 };
 
 Spectra run(Engine& engine, int64_t measurements, int64_t every) {
@@ -27,6 +29,7 @@ Spectra run(Engine& engine, int64_t measurements, int64_t every) {
   }
   engine.collect(batch);
   out.series = batch.spectral_values;
+  out.timeslices = batch.timeslice_values;
   EXPECT_TRUE(engine.structure_factor(out.sums));
   return out;
 }
@@ -42,6 +45,8 @@ void expect_close(const std::vector<double>& cpu, const std::vector<double>& gpu
 
 void compare(EngineSettings s, int64_t measurements, int64_t every, double relative) {
   s.structure_factor_every = 2;
+  s.timeslice_every = 1;
+  s.timeslice_momenta_per_axis = 2;
   auto cpu = make_cpu_engine(s);
   auto gpu = make_cuda_engine(s);
   const Spectra a = run(*cpu, measurements, every);
@@ -52,6 +57,9 @@ void compare(EngineSettings s, int64_t measurements, int64_t every, double relat
   expect_close(a.sums.power_squares, b.sums.power_squares, relative, "sum of S(k)^2");
   expect_close(a.sums.mean_field_sum, b.sums.mean_field_sum, relative, "mean field");
   expect_close(a.series, b.series, relative, "S(0), S(k_min) series");
+  EXPECT_EQ(a.timeslices.size(), static_cast<size_t>(measurements * s.replicas * s.dims.back() *
+                                                     (1 + 2 * (s.dims.size() - 1))));
+  expect_close(a.timeslices, b.timeslices, relative, "time-slice correlators (cuBLAS vs loops)");
 }
 
 TEST(GpuStructureFactor, IsingTwoReplicasMatchesCpu) {

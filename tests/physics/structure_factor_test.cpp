@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "kernels/spectral/timeslice.hpp"
 #include "sim/correlators.hpp"
 #include "tests/support/statistics.hpp"
 
@@ -81,6 +82,54 @@ TEST(StructureFactor, IsingNearestNeighbourCorrelationIsTheEnergy) {
   EXPECT_NEAR(t.g[24] + t.g[1], -energy, 1e-12);  // r = e_0 is index L_1, r = e_1 index 1
   EXPECT_NEAR(t.g[0], 1.0, 1e-12);                 // s^2 = 1
   EXPECT_GT(t.xi2, 0.5);
+}
+
+// The free field's time-slice correlator, C(dt, p) = (1/T) sum_{k_t} cos(k_t dt) / M(p, k_t)
+// with M = 2 - 4 kappa (cos k_t + sum_a cos p_a), for every dt and projected momentum.
+TEST(Timeslice, FreeFieldCorrelatorEveryMomentum) {
+  EngineSettings s;
+  s.model = ModelKind::phi4;
+  s.dims = {6, 6, 16};
+  s.kappa = 0.13;
+  s.lambda = 0.0;
+  s.sequence = {UpdateAlgorithm::metropolis, UpdateAlgorithm::overrelaxation};
+  s.hits = 2;
+  s.seed = 17;
+  s.cpu_threads = 2;
+  s.timeslice_every = 1;
+  s.timeslice_momenta_per_axis = 2;
+  auto engine = make_cpu_engine(s);
+  const std::vector<int64_t> momenta = timeslice_momenta(3, 2);  // [n_p][2]
+  const size_t count = momenta.size() / 2, time = 16;
+  std::vector<std::vector<double>> series(time * count);
+  engine->initialize();
+  for (int64_t t = 0; t < 300; t += 10) engine->thermalization_sweep(t, 10);
+  MeasurementBatch batch;
+  for (int m = 0; m < 3000; ++m) {
+    engine->sweep(300 + 2 * m, 2);
+    engine->measure();
+    if (engine->queued() == kSampleBatch || m == 2999) {
+      engine->collect(batch);
+      ASSERT_EQ(batch.timeslice_values.size(), batch.timeslice_rows.size() * time * count);
+      for (size_t i = 0; i < batch.timeslice_values.size(); ++i)
+        series[i % (time * count)].push_back(batch.timeslice_values[i]);
+    }
+  }
+  const double two_pi = 6.283185307179586;
+  for (size_t j = 0; j < count; ++j) {
+    const double cos_p = std::cos(two_pi * momenta[2 * j] / 6) + std::cos(two_pi * momenta[2 * j + 1] / 6);
+    for (size_t dt = 0; dt < time; ++dt) {
+      double exact = 0;
+      for (size_t k = 0; k < time; ++k) {
+        const double kt = two_pi * k / time;
+        exact += std::cos(kt * dt) / (2 - 4 * s.kappa * (std::cos(kt) + cos_p)) / time;
+      }
+      const Estimate e = binned_estimate(series[dt * count + j]);
+      EXPECT_LT(std::fabs(z_score(e, exact)), 4.5)
+          << "p index " << j << ", dt " << dt << ": " << e.mean << " +- " << e.error << " vs "
+          << exact;
+    }
+  }
 }
 
 }  // namespace

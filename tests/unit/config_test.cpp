@@ -873,6 +873,14 @@ TEST(Config, StructureFactorKeys) {
                           {"measure.structure_factor = 1", "true or false"}));
   EXPECT_TRUE(has_message(errors_of(with_section("measure", "structure_factor_every = 0")),
                           {"measure.structure_factor_every = 0", "between 1 and"}));
+  const Config t = parse_config(
+      with_section("measure", "timeslice = true\ntimeslice_every = 2\ntimeslice_momenta = 3"),
+      "in.toml");
+  EXPECT_EQ(t.engine_settings().timeslice_every, 2);
+  EXPECT_EQ(t.engine_settings().timeslice_momenta_per_axis, 3);
+  EXPECT_EQ(parse_config(t.resolved_toml, "r.toml").timeslice_momenta, 3);
+  EXPECT_TRUE(has_message(errors_of(with_section("measure", "timeslice_momenta = 0")),
+                          {"measure.timeslice_momenta = 0", "between 1 and 64"}));
 }
 
 }  // namespace
