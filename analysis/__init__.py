@@ -9,9 +9,14 @@ a sweep index .json standing for its points' files; every command has --help):
     python3 -m analysis reweight FILE --beta B...
                                            single-histogram reweighting, jackknife errors
     python3 -m analysis crossing FILE...   Binder-cumulant crossings between lattice sizes
+    python3 -m analysis effmass FILE [--momentum INDEX|all]
+                                           time-slice correlators C(dt, p) and cosh effective
+                                           masses, blocked-jackknife errors
     python3 -m analysis plot FILE... --out DIR
                                            PNG figures
-summary, reweight and crossing take --json [PATH] for a machine-readable report.
+summary, reweight, crossing and effmass take --json [PATH] for a machine-readable report.
+Files with /correlators/structure_factor also get xi2 (second-moment correlation length) in
+summary, and correlator figures in plot.
 
 Conventions (Ising): e = E/V with E = -sum_<ij> s_i s_j - h sum_i s_i, m = M/V;
 U4 = 1 - <m^4>/(3 <m^2>^2); chi = beta V (<m^2> - <|m|>^2) (also chi' = beta V <m^2> at
@@ -23,7 +28,10 @@ summary.py gives the details per model.
 
 Modules:
     lattica_file   reader: load(path) -> LatticaFile (attrs, chains [n, R], sweep,
-                   histograms, snapshots); expand_paths() for sweep index files
+                   histograms, snapshots, structure_factor, timeslice); expand_paths() for
+                   sweep index files
+    correlators    xi2 from the structure-factor series; cosh effective masses of the
+                   time-slice correlators with a blocked jackknife
     gamma          Gamma method (U. Wolff, Comput. Phys. Commun. 156 (2004) 143) for primary
                    and derived quantities; blocked jackknife
     summary        thermalisation cut and the per-run table
@@ -44,7 +52,8 @@ python3-matplotlib).
 """
 
 from analysis.lattica_file import (INDEX_SCHEMA, SCHEMA, Histogram, LatticaFile, SchemaError,
-                                   Snapshots, expand_paths, load, read_index)
+                                   Snapshots, StructureFactor, Timeslice, expand_paths, load,
+                                   read_index)
 
 __all__ = ["INDEX_SCHEMA", "SCHEMA", "Histogram", "LatticaFile", "SchemaError", "Snapshots",
-           "expand_paths", "load", "read_index"]
+           "StructureFactor", "Timeslice", "expand_paths", "load", "read_index"]

@@ -8,6 +8,9 @@
                                   single-histogram reweighting to other couplings
     crossing FILE... [--cut N] [--json [PATH]]
                                   Binder-cumulant crossings between lattice sizes
+    effmass FILE [--momentum INDEX|all] [--cut N] [--json [PATH]]
+                                  time-slice correlators C(dt, p) and cosh effective masses
+                                  with blocked-jackknife errors
     plot FILE... [--out DIR] [--cut N]
                                   PNG figures
 
@@ -15,7 +18,7 @@ FILE is a sim output file (.h5) or a sweep index (.json), which stands for its p
 a point whose file is missing is reported on stderr and skipped. Exit status: 0 when every
 file was analysed, 1 when some could not be read (the rest are still analysed), 2 on bad
 usage or when the command does not apply to the files' model (reweight and crossing need a
-beta: phi4 runs have none).
+beta: phi4 runs have none) or contents (effmass needs /correlators/timeslice).
 
 Models: ising, potts, on (O(n) vectors, n = 2..4) and phi4 (scalar field, kappa form);
 summary.py lists each one's observables and derived quantities.
@@ -29,13 +32,15 @@ import sys
 
 import numpy as np
 
-from analysis import lattica_file
+from analysis import correlators, lattica_file
 
 INFO_DESCRIPTION = ("Prints each file's metadata (with the model's parameters: beta or, for "
                     "phi4, kappa and lambda; q, n, precision, hits, update sequence, tuned "
                     "Metropolis step and acceptance where present), every observable's shape, "
-                    "plain sample mean (no error bars) and first/last sweep, the histograms "
-                    "and the snapshot count, shape and dtype.")
+                    "plain sample mean (no error bars) and first/last sweep, the histograms, "
+                    "the snapshot count, shape and dtype, and the correlator groups "
+                    "(/correlators/structure_factor, /correlators/timeslice) where the run "
+                    "measured them.")
 
 CUT_HELP = ("discard the first N measurements of every replica (default: automatic, the "
             "smallest of 0, 1/16, 1/8, 1/4, 1/2 of the series whose kept part shows no drift: "
@@ -65,7 +70,12 @@ Errors from the Gamma method (U. Wolff, Comput. Phys. Commun. 156 (2004) 143; S_
 1.5, bias-corrected; replicas combined; with R >= 2 replicas the derived values also have
 their O(1/N) bias cancelled with the per-replica estimates). A W marked '!' means no window
 met Wolff's criterion below half the series: the series is too short for its
-autocorrelations."""
+autocorrelations.
+With /correlators/structure_factor (measure.structure_factor = true): S(0), S(k_min) and
+  xi2   = sqrt(<S(0)>/<S(k_min)> - 1) / (2 sin(pi/L))   second-moment correlation length
+(L the longest extent) from the means of the series rows at or after the first sweep the cut
+keeps, with Gamma-method errors, next to the file's own xi2 attribute (all samples, no
+error)."""
 
 REWEIGHT_DESCRIPTION = """\
 Single-histogram (Ferrenberg-Swendsen) reweighting of one run's time series from the
@@ -89,13 +99,33 @@ found again per sample; the two sizes' jackknife variances add. When the curves 
 in that range the command says so. All runs must be of one model with a beta (ising, potts,
 on; U4 as in summary); phi4 runs or a mix of models are refused (exit status 2)."""
 
+EFFMASS_DESCRIPTION = """\
+Reads /correlators/timeslice (measure.timeslice = true; the last lattice axis is time, T =
+L_{d-1}) and prints, for one projected momentum p (--momentum: its row in the file's
+momenta, 0 = zero momentum, default 0; 'all' for every one), C(dt, p) averaged over the
+measurements and replicas kept and the cosh effective mass m_eff(dt), the m solving
+  C(dt) / C(dt + 1) = cosh(m (dt - T/2)) / cosh(m (dt + 1 - T/2))
+(NaN where no m >= 0 does: a non-positive C, a ratio on the wrong side of 1, dt = (T-1)/2
+for odd T). For p != 0 m_eff measures E(p), the energy of the lowest state of momentum p.
+Errors: blocked jackknife over blocks of consecutive measurements in each replica, 20 times
+the integrated autocorrelation time of C(dt = 1, p) long (Gamma method) with at least 20 and
+at most 200 blocks; a leave-one-block-out m_eff per block. The rows kept are those measured at
+or after the first sweep that the observables' thermalisation cut keeps (as in summary).
+Since C(dt) = C(T - dt), the table stops at dt = T/2; --json holds every dt = 0 .. T-1."""
+
+MOMENTUM_HELP = ("row of /correlators/timeslice/momenta to analyse (0: p = 0, the default), or "
+                 "'all'")
+
 PLOT_DESCRIPTION = """\
 Writes PNG figures into DIR and prints their paths: per file <stem>.series.png (e and m
 against the sweep, thermalisation cut marked), <stem>.hist.png (energy and magnetization
 histograms, exact ones from /histograms when present), <stem>.autocorr.png (normalised
 autocorrelation of e and m^2 with the window W); when the files span two or more couplings,
 vs_beta.png (U4, chi, C and <|m|> against beta with errors, one curve per lattice size, the
-reweighted curve as a line between the points). For O(n) m is |m|; for phi4 e is the action
+reweighted curve as a line between the points). Where the run measured them,
+<stem>.structure.png (the radially binned S(|k|) on a log scale, G(r) and G_connected(r) along
+axis 0) and <stem>.timeslice.png (C(dt) per momentum on a log scale and m_eff(dt) with
+jackknife errors, as effmass computes them). For O(n) m is |m|; for phi4 e is the action
 density and m = phi, and the figure across runs is vs_kappa.png (U4, chi, <phi2>, <|m|>,
 points only). Files of different models get no figure across runs."""
 
@@ -178,8 +208,47 @@ def info(path, out=sys.stdout):
     if s.count:
         line += f", sweeps {s.sweep[0]} .. {s.sweep[-1]}"
     print(line, file=out)
+    for line in _correlator_lines(run):
+        print(line, file=out)
     for w in run.warnings:
         print(f"  warning: {w}", file=out)
+
+
+def _sweeps(sweep):
+    return f", sweeps {sweep[0]} .. {sweep[-1]}" if len(sweep) else ""
+
+
+def _correlator_lines(run):
+    """info's lines for /correlators, none when the file has no correlator group."""
+    sf, ts = run.structure_factor, run.timeslice
+    if sf is None and ts is None:
+        return []
+    lines = ["  correlators:"]
+    if sf is not None:
+        every = f"every {sf.every} measurement(s), " if sf.every is not None else ""
+        line = (f"    structure_factor: {every}series of {len(sf)} rows "
+                f"(s0, s_min, xi2: {_dims(sf.series['s0'].shape)}){_sweeps(sf.sweep)}")
+        lines.append(line)
+        if sf.complete:
+            xi2 = f"{sf.xi2:.6g}" if sf.xi2 is not None else "-"
+            lines.append(f"      S {_dims(sf.spectrum_shape)} (half spectrum), G "
+                         f"{_dims(sf.dims)}, {len(sf.radial_k)} radial shells, "
+                         f"{sf.samples} samples, {sf.components} component(s), xi2 = {xi2} "
+                         f"(from <S(0)>, <S(k_min)>, L = {sf.longest})")
+        else:
+            lines.append("      no S, G or xi2 tables: the run did not finish")
+    if ts is not None:
+        every = f"every {ts.every} measurement(s), " if ts.every is not None else ""
+        per_axis = ts.momenta_per_axis
+        axes = "n x R x T x n_p" if len(ts.stored_shape) == 4 else "n x T x n_p"
+        shape = (len(ts),) + ts.stored_shape[1:]  # the committed rows
+        lines.append(f"    timeslice: {every}{len(ts)} rows, C {_dims(shape)} ({axes})"
+                     f"{_sweeps(ts.sweep)}")
+        vectors = " ".join("(" + ", ".join(str(int(x)) for x in n) + ")" for n in ts.momenta)
+        lines.append(f"      T = {ts.time_extent}, V_s = {ts.spatial_volume}, {ts.n_momenta} "
+                     f"momenta" + (f" ({per_axis} per spatial axis)" if per_axis else "")
+                     + f", integer vectors n (p = 2 pi n / L) by row: {vectors}")
+    return lines
 
 
 # --------------------------------------------------------------------------- helpers
@@ -383,6 +452,117 @@ def cmd_crossing(args, parser):
     return 0 if ok and prepared else 1
 
 
+def _momentum_indices(value, ts):
+    """The momentum rows --momentum asks for, or an error message."""
+    if value.strip().lower() == "all":
+        return list(range(ts.n_momenta)), None
+    try:
+        index = int(value)
+    except ValueError:
+        return None, f"--momentum {value!r}: expected an integer row or 'all'"
+    if not 0 <= index < ts.n_momenta:
+        return None, (f"--momentum {index}: the file has {ts.n_momenta} momenta "
+                      f"(rows 0 .. {ts.n_momenta - 1})")
+    return [index], None
+
+
+def _number(value, error):
+    """'value ± error' (two significant digits of the error), '-' for a missing value."""
+    from analysis import summary
+    if value is None or not math.isfinite(value):
+        return "-"
+    if error is None or not math.isfinite(error):
+        return f"{value:.6g} ± ?"
+    return summary.format_value(value, error)
+
+
+def format_effmass(document):
+    """The effmass table of an effmass JSON-like document."""
+    d = document
+    dims = "x".join(str(n) for n in d["lattice_dims"])
+    extent = d["T"]
+    described = ", ".join(f"{k} = {v!r}" for k, v in d["parameters"].items() if v is not None)
+    lines = [f"{d['file']}: {d['model']} {dims}, {described}",
+             f"  /correlators/timeslice: T = {extent} (last axis), V_s = {d['spatial_volume']}, "
+             f"{d['measurements']} rows x {d['replicas']} replica(s); cut {d['cut']} observable "
+             f"measurements" + (f" (from sweep {d['first_sweep']})" if d["first_sweep"] else "")
+             + f", {d['measurements_used']} rows used per replica"]
+    for m in d["momenta"]:
+        label = correlators.momentum_label(np.array(m["n"]), np.array(m["p"]))
+        lines.append("")
+        if m["measures"] == "m":
+            lines.append(f"  momentum {m['index']}: {label}: m_eff measures the mass m")
+        else:
+            lines.append(f"  momentum {m['index']}: {label}: m_eff measures E(p), the energy of "
+                         f"the lowest state of momentum p")
+            lines.append(f"    (p^2 = {m['p_squared']:.6g}; a free lattice boson has sinh^2(E/2) "
+                         f"= sinh^2(m/2) + sum_a sin^2(p_a/2))")
+        tau = _number(m["tau_int_C1"], m["tau_int_C1_error"])
+        lines.append(f"  jackknife: {m['blocks']} blocks of {m['block_length']} measurements; "
+                     f"tau_int(C(dt=1)) = {tau} measurements")
+        lines.append(f"  {'dt':>4} {'C(dt)':>30} {'m_eff(dt)':>26}")
+        for dt in range(extent // 2 + 1):
+            lines.append(f"  {dt:>4} {_number(m['C'][dt], m['C_error'][dt]):>30} "
+                         f"{_number(m['m_eff'][dt], m['m_eff_error'][dt]):>26}")
+    lines.append("")
+    lines.append("  C(dt) = C(T - dt): rows dt > T/2 mirror these (--json has all dt); m_eff "
+                 "solves C(dt)/C(dt+1) = cosh(m (dt - T/2)) / cosh(m (dt + 1 - T/2)), '-' "
+                 "where no m >= 0 does, '± ?' where a jackknife sample has none")
+    for w in d["warnings"]:
+        lines.append(f"  warning: {w}")
+    return "\n".join(lines)
+
+
+def cmd_effmass(args, parser):
+    from analysis import summary
+    target = _json_target(args, parser)
+    prepared, ok = _prepare([args.file], args.cut)
+    if not prepared:
+        return 1
+    if len(prepared) > 1:
+        parser.error("effmass takes one run (an index names several; pick one of its files)")
+    p = prepared[0]
+    run = p.run
+    ts = run.timeslice
+    if ts is None:
+        _error(f"{p.paths[0]}: no /correlators/timeslice group (run with measure.timeslice = "
+               f"true)")
+        return 2
+    indices, problem = _momentum_indices(args.momentum, ts)
+    if problem:
+        _error(f"{p.paths[0]}: {problem}")
+        return 2
+    first_sweep = correlators.cut_sweep(run, p.cut)
+    try:
+        results = correlators.effective_mass_all(ts, first_sweep, indices)
+    except (OSError, KeyError, ValueError) as e:
+        _error(f"{p.paths[0]}: {e}")
+        return 1
+    warnings = list(p.warnings)
+    for r in results:
+        if not r.blocks_ok:
+            warnings.append(f"momentum {r.index}: too few measurements for jackknife blocks of "
+                            f"20 tau_int (tau_int {r.tau_int.tau_int:.3g}, blocks of "
+                            f"{r.block_length}); errors may be underestimated")
+    used = len(ts) - correlators.first_kept_row(ts.sweep, first_sweep)
+    document = {
+        "schema": "lattica-effmass/1", "file": p.paths[0], "model": p.model,
+        "parameters": p.parameters, "lattice_dims": list(p.dims), "T": ts.time_extent,
+        "spatial_volume": ts.spatial_volume, "replicas": ts.replicas, "every": ts.every,
+        "momenta_per_axis": ts.momenta_per_axis, "measurements": len(ts),
+        "cut": p.cut, "cut_rule": summary.CUT_RULE if p.auto_cut else "given (--cut)",
+        "first_sweep": first_sweep, "measurements_used": used,
+        "errors": correlators.BLOCK_RULE,
+        "m_eff_definition": "C(dt)/C(dt+1) = cosh(m (dt - T/2)) / cosh(m (dt + 1 - T/2))",
+        "momenta": [r.as_dict() for r in results], "warnings": warnings,
+    }
+    if target != "-":
+        print(format_effmass(document))
+    if target is not None:
+        _emit_json(document, target)
+    return 0 if ok else 1
+
+
 def cmd_plot(args, parser):
     from analysis import plots, summary
     prepared, ok = _prepare(args.files, args.cut)
@@ -426,6 +606,14 @@ def main(argv=None):
     p.add_argument("--cut", type=int, metavar="N", help=CUT_HELP)
     p.add_argument("--json", nargs="?", const="-", metavar="PATH", help=JSON_HELP)
     p.set_defaults(handler=cmd_crossing)
+
+    p = add("effmass", "time-slice correlators and cosh effective masses",
+            EFFMASS_DESCRIPTION)
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--momentum", default="0", metavar="INDEX", help=MOMENTUM_HELP)
+    p.add_argument("--cut", type=int, metavar="N", help=CUT_HELP)
+    p.add_argument("--json", nargs="?", const="-", metavar="PATH", help=JSON_HELP)
+    p.set_defaults(handler=cmd_effmass)
 
     p = add("plot", "PNG figures of series, histograms, autocorrelations, sweeps",
             PLOT_DESCRIPTION)

@@ -30,6 +30,25 @@ The layout (see README.md, "Output"):
                            same with a trailing component axis [..., n]
     /snapshots/sweep       int64 [frames]
     /snapshots             attribute committed_length
+    /correlators/structure_factor/   (only with measure.structure_factor = true)
+                           S, S_error, S_connected  float64 [L_0, ..., L_{d-2}, L_{d-1}/2 + 1]
+                             (half spectrum of a real FFT, S(-k) = S(k)); momentum_<a> float64
+                             [L_a] (last axis [L/2 + 1]), k = 2 pi n / L_a, negative above
+                             L_a/2; G, G_connected float64 [L_0, ..., L_{d-1}], G(r), r_a = 0 ..
+                             L_a - 1 periodic; radial_k, radial_S float64, radial_modes int64:
+                             shells of |k|; mean_field float64 [components]. These tables are
+                             written when the run ends: a crashed run has only the series.
+                           attributes samples, components, every, xi2 (from <S(0)>, <S(k_min)>)
+    /correlators/structure_factor/series/
+                           sweep int64 [n], s0, s_min, xi2 float64 [n] or [n, R];
+                           attribute committed_length
+    /correlators/timeslice/   (only with measure.timeslice = true; the last axis is time T)
+                           momenta int64 [n_p, d-1] (integer vectors n, p_a = 2 pi n_a / L_a;
+                           row 0 is p = 0), momentum_values float64 [n_p, d-1], sweep int64 [n],
+                           C float64 [n, T, n_p] or [n, R, T, n_p]: C(dt, p) = (1/(T V_s))
+                           sum_t sum_c Re[O_c(t + dt, p) O_c(t, p)^*], O_c(t, p) = sum_x
+                           phi_c(x, t) exp(-i p.x), dt = 0 .. T-1 (periodic);
+                           attributes every, momenta_per_axis, committed_length
 
 sim raises committed_length only after the data it vouches for is on disk, so every series
 here is cut to it: a file left behind by a crashed run reads up to its last complete
@@ -142,8 +161,157 @@ class Histogram:
         return float(np.dot(self.values.astype(np.float64), self.counts) / self.counts.sum())
 
 
+STRUCTURE_FACTOR = "correlators/structure_factor"
+TIMESLICE = "correlators/timeslice"
+STRUCTURE_FACTOR_SERIES = ("s0", "s_min", "xi2")
+
+
+class StructureFactor:
+    """/correlators/structure_factor: the end-of-run tables (read from the file when first
+    used) and the per-measurement series of S(0), S(k_min) and xi2 (read with the file).
+
+    `complete` is False when the run ended before the tables were written (a crashed run):
+    then only the series, `every` and the lattice are known.
+    """
+
+    def __init__(self, path, dims, attrs, series, sweep, complete):
+        self.path = path
+        self.dims = tuple(dims)  #: the lattice extents L_0 .. L_{d-1}
+        self.attrs = attrs  #: the group's attributes (samples, components, every, xi2)
+        self.series = series  #: "s0", "s_min", "xi2" -> float64 as stored, [n] or [n, R]
+        self.sweep = sweep  #: int64 [n], sweeps completed at each series row
+        self.complete = complete  #: the end-of-run tables are present
+        self._tables = {}
+
+    @property
+    def every(self):
+        value = self.attrs.get("every")
+        return None if value is None else int(value)
+
+    @property
+    def samples(self):
+        """Measurements x replicas averaged into the tables (None before the run ended)."""
+        value = self.attrs.get("samples")
+        return None if value is None else int(value)
+
+    @property
+    def components(self):
+        value = self.attrs.get("components")
+        return None if value is None else int(value)
+
+    @property
+    def xi2(self):
+        """The file's xi2 attribute: from <S(0)> and <S(k_min)> over every sample (no cut)."""
+        value = self.attrs.get("xi2")
+        return None if value is None else float(value)
+
+    @property
+    def longest(self):
+        """L, the longest lattice extent (k_min = 2 pi / L)."""
+        return max(self.dims)
+
+    @property
+    def spectrum_shape(self):
+        """[L_0, ..., L_{d-2}, L_{d-1}/2 + 1], the shape of S."""
+        return self.dims[:-1] + (self.dims[-1] // 2 + 1,)
+
+    def chain(self, name):
+        """A series ("s0", "s_min", "xi2") as float64 [n, R]."""
+        x = self.series[name]
+        return x.reshape(-1, 1) if x.ndim == 1 else x
+
+    def __len__(self):
+        return len(self.sweep)
+
+    def table(self, name):
+        """One end-of-run dataset (S, S_error, S_connected, G, G_connected, momentum_<a>,
+        radial_k, radial_S, radial_modes, mean_field), read on first use; KeyError when the
+        file has none."""
+        if name not in self._tables:
+            if not self.complete:
+                raise KeyError(f"{self.path}: /{STRUCTURE_FACTOR} has no tables (the run did "
+                               f"not finish)")
+            with h5py.File(self.path, "r") as f:
+                group = f[STRUCTURE_FACTOR]
+                if name not in group:
+                    raise KeyError(f"{self.path}: no /{STRUCTURE_FACTOR}/{name}")
+                self._tables[name] = group[name][()]
+        return self._tables[name]
+
+    def momentum(self, axis):
+        """k values of each index along `axis` (2 pi n / L, negative above L/2)."""
+        return self.table(f"momentum_{axis}")
+
+    S = property(lambda self: self.table("S"))
+    S_error = property(lambda self: self.table("S_error"))
+    S_connected = property(lambda self: self.table("S_connected"))
+    G = property(lambda self: self.table("G"))
+    G_connected = property(lambda self: self.table("G_connected"))
+    radial_k = property(lambda self: self.table("radial_k"))
+    radial_S = property(lambda self: self.table("radial_S"))
+    radial_modes = property(lambda self: self.table("radial_modes"))
+    mean_field = property(lambda self: self.table("mean_field"))
+
+
+class Timeslice:
+    """/correlators/timeslice: momentum-projected time-slice correlators C(dt, p).
+
+    The last lattice axis is time (T = L_{d-1}). `momenta` are the integer vectors n of the
+    projected momenta p_a = 2 pi n_a / L_a (row 0: p = 0); `correlator()` reads the committed
+    rows of C from the file, always as float64 [n, R, T, n_p].
+    """
+
+    def __init__(self, path, dims, attrs, momenta, momentum_values, sweep, replicas,
+                 stored_shape):
+        self.path = path
+        self.dims = tuple(dims)
+        self.attrs = attrs  #: every, momenta_per_axis, committed_length
+        self.momenta = momenta  #: int64 [n_p, d-1]
+        self.momentum_values = momentum_values  #: float64 [n_p, d-1]
+        self.sweep = sweep  #: int64 [n], committed rows only
+        self.replicas = replicas
+        self.stored_shape = tuple(stored_shape)  #: the shape of the C dataset in the file
+
+    @property
+    def time_extent(self):
+        """T = L_{d-1}."""
+        return self.dims[-1]
+
+    @property
+    def spatial_volume(self):
+        return int(np.prod(self.dims[:-1], dtype=np.int64))
+
+    @property
+    def every(self):
+        value = self.attrs.get("every")
+        return None if value is None else int(value)
+
+    @property
+    def momenta_per_axis(self):
+        value = self.attrs.get("momenta_per_axis")
+        return None if value is None else int(value)
+
+    @property
+    def n_momenta(self):
+        return len(self.momenta)
+
+    def __len__(self):
+        return len(self.sweep)
+
+    def correlator(self, rows=None):
+        """C as float64 [n, R, T, n_p] for the committed rows (or the slice `rows` of them)."""
+        n = len(self.sweep)
+        start, stop, _ = (rows or slice(None)).indices(n)
+        with h5py.File(self.path, "r") as f:
+            c = f[TIMESLICE]["C"][start:max(start, stop)].astype(np.float64, copy=False)
+        if c.ndim == 3:
+            c = c[:, None]
+        return c
+
+
 class LatticaFile:
-    """One run's output: metadata, observable series, histograms and snapshots.
+    """One run's output: metadata, observable series, histograms, snapshots and, where the
+    run measured them, the correlators (`structure_factor`, `timeslice`; None otherwise).
 
     `observables[name]` is the committed part of the dataset as stored ([n] for one replica,
     [n, R] otherwise); `chains[name]` is the same data always as float64 [n, R], which is what
@@ -151,7 +319,7 @@ class LatticaFile:
     """
 
     def __init__(self, path, attrs, observables, sweep, snapshots, histograms=None,
-                 warnings=None):
+                 warnings=None, structure_factor=None, timeslice=None):
         self.path = path
         self.attrs = attrs  #: root attributes; strings decoded, scalars as int/float
         self.observables = observables  #: name -> float64 array as stored (committed rows)
@@ -159,6 +327,8 @@ class LatticaFile:
         self.snapshots = snapshots  #: Snapshots
         self.histograms = histograms or {}  #: name -> Histogram
         self.warnings = warnings or []  #: problems that did not stop the file being read
+        self.structure_factor = structure_factor  #: StructureFactor, or None without one
+        self.timeslice = timeslice  #: Timeslice, or None without one
         self.replicas = int(attrs.get("replicas", 1))
         self.chains = {name: (series.reshape(-1, 1) if series.ndim == 1 else series)
                        for name, series in observables.items()}  #: name -> [n, R]
@@ -249,12 +419,127 @@ def _read_histograms(f, path, warnings):
     return histograms
 
 
+def _rows_problem(group, names, n, replicas, tail=()):
+    """Why datasets `names` of group cannot hold n committed rows of [n] / [n, R] (+ tail), or
+    None."""
+    for name in names:
+        if name not in group or not isinstance(group[name], h5py.Dataset):
+            return f"no dataset {name}"
+        shape = group[name].shape
+        if not shape or shape[0] < n:
+            return f"{name} has shape {shape} but committed_length is {n}"
+        rest = tuple(shape[1:])
+        allowed = {(replicas,) + tuple(tail)}
+        if replicas == 1:
+            allowed.add(tuple(tail))
+        if rest not in allowed:
+            expected = " or ".join("[" + ", ".join(["n"] + [str(x) for x in a]) + "]"
+                                   for a in sorted(allowed, key=len))
+            return f"{name} has shape {shape}, expected {expected} (replicas = {replicas})"
+    return None
+
+
+def _committed(group):
+    """(committed_length, problem)."""
+    value = group.attrs.get("committed_length")
+    if value is None:
+        return 0, "no committed_length attribute"
+    n = int(value)
+    return n, (f"committed_length is {n}" if n < 0 else None)
+
+
+def _read_structure_factor(f, path, dims, replicas, warnings):
+    if STRUCTURE_FACTOR not in f or not isinstance(f[STRUCTURE_FACTOR], h5py.Group):
+        return None
+    group = f[STRUCTURE_FACTOR]
+    attrs = {name: _plain(value) for name, value in group.attrs.items()}
+    series, sweep = {}, np.zeros(0, dtype=np.int64)
+    problem = None
+    if "series" in group and isinstance(group["series"], h5py.Group):
+        sub = group["series"]
+        n, problem = _committed(sub)
+        if problem is None:
+            problem = _rows_problem(sub, ("sweep",), n, 1)
+        if problem is None:
+            problem = _rows_problem(sub, STRUCTURE_FACTOR_SERIES, n, replicas)
+        if problem is None:
+            sweep = sub["sweep"][:n].astype(np.int64, copy=False)
+            series = {name: sub[name][:n].astype(np.float64, copy=False)
+                      for name in STRUCTURE_FACTOR_SERIES}
+        else:
+            problem = f"series: {problem}"
+    else:
+        problem = "no series subgroup"
+    if problem is not None:
+        warnings.append(f"/{STRUCTURE_FACTOR}: {problem}; ignored")
+        return None
+    half = tuple(dims[:-1]) + (dims[-1] // 2 + 1,)
+    complete = "S" in group
+    if complete:
+        expected = {"S": half, "S_error": half, "S_connected": half, "G": tuple(dims),
+                    "G_connected": tuple(dims)}
+        for a, length in enumerate(half):
+            expected[f"momentum_{a}"] = (length,)
+        for name, shape in expected.items():
+            if name not in group:
+                problem = f"no dataset {name}"
+            elif group[name].shape != shape:
+                problem = f"{name} has shape {group[name].shape}, expected {shape}"
+            if problem:
+                break
+        if problem is None:
+            lengths = {group[name].shape for name in ("radial_k", "radial_S", "radial_modes")
+                       if name in group}
+            if len(lengths) != 1 or len(next(iter(lengths))) != 1:
+                problem = "radial_k, radial_S and radial_modes are missing or differ in shape"
+        if problem is not None:
+            warnings.append(f"/{STRUCTURE_FACTOR}: {problem}; its tables are ignored "
+                            f"(the series is kept)")
+            complete = False
+    return StructureFactor(path, dims, attrs, series, sweep, complete)
+
+
+def _read_timeslice(f, path, dims, replicas, warnings):
+    if TIMESLICE not in f or not isinstance(f[TIMESLICE], h5py.Group):
+        return None
+    group = f[TIMESLICE]
+    attrs = {name: _plain(value) for name, value in group.attrs.items()}
+    n, problem = _committed(group)
+    momenta = values = None
+    if problem is None:
+        for name in ("momenta", "momentum_values", "sweep", "C"):
+            if name not in group or not isinstance(group[name], h5py.Dataset):
+                problem = f"no dataset {name}"
+                break
+    if problem is None:
+        momenta = group["momenta"][()].astype(np.int64, copy=False)
+        values = group["momentum_values"][()].astype(np.float64, copy=False)
+        spatial = len(dims) - 1
+        if momenta.ndim == 1 and spatial == 0:
+            momenta = momenta.reshape(-1, 0)
+            values = values.reshape(-1, 0)
+        if momenta.ndim != 2 or momenta.shape[1] != spatial or values.shape != momenta.shape:
+            problem = (f"momenta {momenta.shape} and momentum_values {values.shape}: expected "
+                       f"[n_p, {spatial}]")
+    if problem is None:
+        problem = _rows_problem(group, ("sweep",), n, 1)
+    if problem is None:
+        problem = _rows_problem(group, ("C",), n, replicas, (dims[-1], len(momenta)))
+    if problem is not None:
+        warnings.append(f"/{TIMESLICE}: {problem}; ignored")
+        return None
+    sweep = group["sweep"][:n].astype(np.int64, copy=False)
+    return Timeslice(path, dims, attrs, momenta, values, sweep, replicas, group["C"].shape)
+
+
 def load(path):
     """Opens a Lattica file and reads its metadata, observable series and histograms.
 
     Raises SchemaError when the file is not schema "lattica/1" or its groups are missing or
-    inconsistent, OSError when it cannot be read as HDF5. An inconsistent histogram does not
-    raise: it is left out and noted in `warnings`.
+    inconsistent, OSError when it cannot be read as HDF5. An inconsistent histogram or
+    correlator group does not raise: it is left out and noted in `warnings` (the structure
+    factor keeps its series when only its end-of-run tables are wrong). The correlator groups
+    are optional; their large tables and C are read from the file when first used.
     """
     path = str(path)
     warnings = []
@@ -317,7 +602,12 @@ def load(path):
         snapshots = Snapshots(path, frames, frame_shape, snapshot_sweep, configuration.dtype,
                               components)
 
-    return LatticaFile(path, attrs, observables, sweep, snapshots, histograms, warnings)
+        dims = tuple(int(n) for n in np.atleast_1d(attrs["lattice_dims"]))
+        structure_factor = _read_structure_factor(f, path, dims, replicas, warnings)
+        timeslice = _read_timeslice(f, path, dims, replicas, warnings)
+
+    return LatticaFile(path, attrs, observables, sweep, snapshots, histograms, warnings,
+                       structure_factor, timeslice)
 
 
 def is_index_file(path):

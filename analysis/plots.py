@@ -9,6 +9,12 @@ density S/V and m = phi):
                          analysed series (100 bins for the continuous models)
     <stem>.autocorr.png  normalised autocorrelation rho(t) of e and m^2 (Gamma method, with
                          its error band) and the chosen window W
+    <stem>.structure.png (with /correlators/structure_factor tables) the radially binned
+                         S(|k|) on a log scale, and G(r), G_connected(r) along axis 0
+    <stem>.timeslice.png (with /correlators/timeslice) C(dt) per momentum on a log scale over
+                         the whole period (gaps where C <= 0) and the cosh effective mass
+                         m_eff(dt), dt < T/2, with blocked-jackknife errors (correlators.py,
+                         after the run's cut; the y range follows the well-determined points)
 Across runs of one model, when they span at least two couplings (beta; kappa for phi4):
     vs_beta.png          U4, chi, C and <|m|> against beta with Gamma-method errors, one colour
                          per lattice size, with the single-histogram reweighted curve of each
@@ -25,7 +31,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from analysis import crossing, reweight, summary  # noqa: E402
+from analysis import correlators, crossing, reweight, summary  # noqa: E402
 
 MAX_POINTS = 20000  # per line in a time series; longer series are thinned for drawing
 
@@ -147,6 +153,86 @@ def autocorrelation(p, path):
     plt.close(figure)
 
 
+def structure(p, path):
+    """The radially binned S(|k|) and G(r) along axis 0 of the run's structure factor."""
+    sf = p.run.structure_factor
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4))
+    k, s = sf.radial_k, sf.radial_S
+    positive = s > 0  # a log scale: non-positive shells (connected parts, noise) left out
+    ax = axes[0]
+    ax.plot(k[positive], s[positive], "o-", ms=3, lw=1, label="<S> over each shell")
+    ax.set_yscale("log")
+    ax.set_xlabel("|k| (shells of width 2 pi / L_max)")
+    ax.set_ylabel("S(|k|)")
+    xi2 = sf.xi2
+    title = f"{sf.samples} samples" + (f", xi2 = {xi2:.4g}" if xi2 is not None and
+                                       np.isfinite(xi2) else "")
+    ax.set_title(title, fontsize="small")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(loc="best", fontsize="small")
+    ax = axes[1]
+    axis0 = (slice(None),) + (0,) * (len(sf.dims) - 1)
+    r = np.arange(sf.dims[0])
+    ax.plot(r, sf.G[axis0], "o-", ms=3, lw=1, label="G(r)")
+    ax.plot(r, sf.G_connected[axis0], "s--", ms=3, lw=1, label="G_connected(r)")
+    ax.axhline(0.0, color="k", lw=0.5)
+    ax.set_xlabel("r along axis 0 (periodic)")
+    ax.set_ylabel("G(r e_0)")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
+    figure.suptitle(_title(p))
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def timeslice(p, path):
+    """C(dt) per momentum (log scale) and m_eff(dt) with jackknife errors."""
+    ts = p.run.timeslice
+    results = correlators.effective_mass_all(ts, correlators.cut_sweep(p.run, p.cut))
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    extent = ts.time_extent
+    dt = np.arange(extent + 1)
+    independent = np.arange(extent // 2)  # dt >= T/2 mirror these: C(dt) = C(T - dt)
+    well_determined = []
+    for i, r in enumerate(results):
+        colour = colours[i % len(colours)]
+        label = f"{r.index}: " + correlators.momentum_label(r.n, r.p)
+        c = np.append(r.c, r.c[0])  # C(T) = C(0): show the whole period
+        e = np.append(r.c_error, r.c_error[0])
+        c = np.where(c > 0, c, np.nan)  # a log scale: gaps where C <= 0
+        axes[0].errorbar(dt, c, yerr=np.where(np.isfinite(e), e, 0.0), fmt="o-", ms=3, lw=1,
+                         capsize=2, color=colour, label=label)
+        m, err = r.m_eff[independent], r.m_eff_error[independent]
+        finite = np.isfinite(m)
+        shift = 0.15 * (i - 0.5 * (len(results) - 1)) / max(len(results), 1)
+        axes[1].errorbar(independent[finite] + shift, m[finite],
+                         yerr=np.where(np.isfinite(err), err, 0.0)[finite], fmt="o", ms=3,
+                         capsize=2, color=colour,
+                         label=("m" if r.zero_momentum else "E(p)") + f", {label}")
+        good = finite & np.isfinite(err) & (err < 0.5 * np.abs(m))
+        well_determined.extend((m + err)[good])
+    if well_determined:  # noisy points with huge errors would set the scale otherwise
+        axes[1].set_ylim(0.0, 1.3 * max(well_determined))
+    axes[0].set_yscale("log")
+    axes[0].set_xlabel("dt")
+    axes[0].set_ylabel("C(dt, p)")
+    axes[0].set_title(f"T = {extent}, {len(ts)} measurements x {ts.replicas} replica(s)",
+                      fontsize="small")
+    axes[1].set_xlabel("dt (up to T/2; beyond it mirrors)")
+    axes[1].set_ylabel("cosh effective mass m_eff(dt)")
+    axes[1].set_title("C(dt)/C(dt+1) = cosh(m (dt - T/2)) / cosh(m (dt+1 - T/2))",
+                      fontsize="small")
+    for ax in axes:
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(loc="best", fontsize="x-small")
+    figure.suptitle(_title(p))
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
 def versus_coupling(summaries, prepared, path):
     """U4, chi, C (phi4: <phi2>) and <|m|> against the coupling (beta; kappa for phi4) per
     lattice size; summaries and prepared in step, all of one model."""
@@ -212,6 +298,19 @@ def plot_all(prepared, summaries, out_dir, report=None):
             path = os.path.join(out_dir, stem + suffix)
             draw(p, path)
             written.append(path)
+        run = p.run
+        if run is not None and run.structure_factor is not None and run.structure_factor.complete:
+            path = os.path.join(out_dir, stem + ".structure.png")
+            structure(p, path)
+            written.append(path)
+        if run is not None and run.timeslice is not None:
+            path = os.path.join(out_dir, stem + ".timeslice.png")
+            try:
+                timeslice(p, path)
+                written.append(path)
+            except ValueError as e:  # too few measurements after the cut
+                if report is not None:
+                    report(f"{p.paths[0]}: no {os.path.basename(path)}: {e}")
     if len({p.coupling for p in prepared}) >= 2:
         models = sorted({crossing.model_label(p) for p in prepared})
         if len(models) > 1:

@@ -34,6 +34,13 @@ Derived quantities (b = beta, or 1 for phi4, whose action already holds the coup
                                                         m_0, the component along the field)
     C       = beta^2 V (<e^2> - <e>^2)                  specific heat (not for phi4)
     Upsilon = (1/d) sum_a <helicity_a>                  O(2): helicity modulus, axis average
+
+With /correlators/structure_factor/series (measure.structure_factor = true), also S(0),
+S(k_min) and the second-moment correlation length
+    xi2     = sqrt(<S(0)>/<S(k_min)> - 1) / (2 sin(pi/L))   L the longest extent
+from the means of the series rows taken at or after the first sweep the cut keeps, with
+Gamma-method errors (correlators.py); the file's own xi2 attribute (all samples, no cut, no
+error) is shown next to it.
 """
 
 import math
@@ -41,7 +48,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analysis import gamma
+from analysis import correlators, gamma
 
 CUT_FRACTIONS = (0.0, 1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2)
 CUT_SIGMAS = 3.0
@@ -345,6 +352,34 @@ def _gamma_dict(result, spacing):
     return d
 
 
+def structure_factor_summary(p):
+    """S(0), S(k_min) and xi2 = sqrt(<S(0)>/<S(k_min)> - 1) / (2 sin(pi/L)) with Gamma-method
+    errors from the run's /correlators/structure_factor/series (rows at or after the first
+    sweep the cut keeps), as a plain dict; None when the run has no such series."""
+    sf = p.run.structure_factor if p.run is not None else None
+    if sf is None or len(p.paths) != 1:
+        return None
+    first_sweep = correlators.cut_sweep(p.run, p.cut)
+    r = correlators.xi2_from_series(sf, first_sweep)
+    d = {"series_rows": len(sf), "every": sf.every, "L": sf.longest,
+         "file_xi2": _finite(sf.xi2) if sf.xi2 is not None else None,
+         "file_samples": sf.samples, "complete": sf.complete}
+    if r is None:
+        kept = len(sf) - correlators.first_kept_row(sf.sweep, first_sweep)
+        d["problem"] = f"{len(sf)} series rows, {kept} after the cut: too few for an error"
+        return d
+    d.update({"cut_rows": r.cut_rows, "rows_used": r.rows, "spacing": r.spacing,
+              "S(0)": _gamma_dict(r.s0, r.spacing), "S(k_min)": _gamma_dict(r.s_min, r.spacing)})
+    if r.xi2 is not None:
+        x = _gamma_dict(r.xi2, r.spacing)
+        x["value"] = x.pop("mean")
+        x["definition"] = f"{correlators.XI2_DEFINITION}, L = {sf.longest}"
+        d["xi2"] = x
+    if r.problem:
+        d["problem"] = r.problem
+    return d
+
+
 def summarize(p):
     """Means, errors and autocorrelation times of a Prepared run as a plain dict."""
     a = p.run.attrs if p.run is not None else {}
@@ -386,6 +421,7 @@ def summarize(p):
         "sweep_spacing": p.spacing,
         "observables": observables,
         "derived": derived,
+        "structure_factor": structure_factor_summary(p),
         "notes": model_notes(p.model),
         "warnings": list(p.warnings),
     }
@@ -427,11 +463,39 @@ def format_summary(s):
     lines.append(f"  {'derived':<{width}} {'value ± error':>30}")
     for name, d in s["derived"].items():
         lines.append(_row(name, d["value"], d, width) + f"   {d['definition']}")
+    sf = s.get("structure_factor")
+    if sf is not None:
+        lines.extend(_structure_factor_lines(sf, width))
     for note in s.get("notes", []):
         lines.append(f"  note: {note}")
     for w in s["warnings"]:
         lines.append(f"  warning: {w}")
     return "\n".join(lines)
+
+
+def _structure_factor_lines(sf, width):
+    every = f", every {sf['every']} measurement(s)" if sf.get("every") else ""
+    if "rows_used" in sf:
+        header = (f"  structure factor (/correlators/structure_factor/series{every}): "
+                  f"{sf['rows_used']} rows per replica after the cut ({sf['cut_rows']} cut)")
+    else:
+        header = f"  structure factor (/correlators/structure_factor/series{every})"
+    lines = [header]
+    for name in ("S(0)", "S(k_min)"):
+        if name in sf:
+            lines.append(_row(name, sf[name]["mean"], sf[name], width))
+    if "xi2" in sf:
+        x = sf["xi2"]
+        lines.append(_row("xi2", x["value"], x, width) + f"   {x['definition']}")
+    if sf.get("problem"):
+        lines.append(f"  warning: structure factor: {sf['problem']}")
+    if sf.get("file_xi2") is not None:
+        lines.append(f"  note: the file's xi2 attribute (from <S> over all {sf['file_samples']} "
+                     f"samples, no cut, no error): {sf['file_xi2']:.6g}")
+    elif not sf.get("complete"):
+        lines.append("  note: the structure-factor tables (S, G, xi2) are missing: the run did "
+                     "not finish")
+    return lines
 
 
 def _row(name, value, d, width=8):

@@ -24,10 +24,10 @@ constexpr int kMaxPermuteRank = 5;  ///< largest rank permute_axes accepts
 /// data movement with the fewest axes, e.g. [V][n] -> [n][V] for any AoS -> SoA split.
 /// One spare axis lets the GPU code append an element's bytes as an axis of their own.
 struct PermuteShape {
-  int rank = 0;                             ///< 0 or 1: a plain copy
+  int rank = 0;                              ///< 0 or 1: a plain copy
   int64_t extent[kMaxPermuteRank + 1] = {};  ///< input extents, all >= 2 after normalisation
-  int perm[kMaxPermuteRank + 1] = {};       ///< output axis k is input axis perm[k]
-  int64_t volume = 0;                       ///< number of elements (0: nothing to do)
+  int perm[kMaxPermuteRank + 1] = {};        ///< output axis k is input axis perm[k]
+  int64_t volume = 0;                        ///< number of elements (0: nothing to do)
 
   /// Input stride (in elements) of input axis a.
   int64_t in_stride(int a) const {

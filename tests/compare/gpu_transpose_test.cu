@@ -68,8 +68,8 @@ template <class T>
   if (got.size() != want.size()) return ::testing::AssertionFailure() << "sizes differ";
   for (size_t i = 0; i < got.size(); ++i) {
     if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0) {
-      return ::testing::AssertionFailure() << "first difference at element " << i << " of "
-                                           << got.size();
+      return ::testing::AssertionFailure()
+             << "first difference at element " << i << " of " << got.size();
     }
   }
   return ::testing::AssertionSuccess();

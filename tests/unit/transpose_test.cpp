@@ -51,8 +51,8 @@ void check_permutation(const std::vector<int64_t>& extents, const std::vector<in
   std::vector<int64_t> out(static_cast<size_t>(n), -1);
   permute_axes_host(in.data(), out.data(), static_cast<int>(extents.size()), extents.data(),
                     perm.data());
-  ASSERT_EQ(out, naive_permute(in, extents, perm)) << ::testing::PrintToString(extents) << " "
-                                                   << ::testing::PrintToString(perm);
+  ASSERT_EQ(out, naive_permute(in, extents, perm))
+      << ::testing::PrintToString(extents) << " " << ::testing::PrintToString(perm);
 }
 
 TEST(Transpose, TwoDimensionalMatchesNaiveForAllShapes) {
@@ -66,7 +66,8 @@ TEST(Transpose, TwoDimensionalMatchesNaiveForAllShapes) {
       for (int64_t b = 0; b < batch; ++b) {
         for (int64_t r = 0; r < rows; ++r) {
           for (int64_t c = 0; c < cols; ++c) {
-            ASSERT_EQ(out[static_cast<size_t>((b * cols + c) * rows + r)], (b * rows + r) * cols + c)
+            ASSERT_EQ(out[static_cast<size_t>((b * cols + c) * rows + r)],
+                      (b * rows + r) * cols + c)
                 << batch << " x " << rows << " x " << cols;
           }
         }
@@ -81,8 +82,9 @@ TEST(Transpose, TwoDimensionalMatchesNaiveForAllShapes) {
 
 TEST(Transpose, EveryPermutationOfRanksTwoToFive) {
   // Extents of 1 and 2 exercise the normalisation; 5 x 3 x 4 x 2 x 3 is 360 elements.
-  const std::vector<std::vector<int64_t>> shapes{
-      {3, 5}, {1, 6}, {4, 3, 5}, {2, 1, 7}, {3, 4, 2, 5}, {2, 1, 3, 1}, {5, 3, 4, 2, 3}, {2, 1, 3, 1, 4}};
+  const std::vector<std::vector<int64_t>> shapes{{3, 5},          {1, 6},         {4, 3, 5},
+                                                 {2, 1, 7},       {3, 4, 2, 5},   {2, 1, 3, 1},
+                                                 {5, 3, 4, 2, 3}, {2, 1, 3, 1, 4}};
   for (const auto& extents : shapes) {
     std::vector<int> perm(extents.size());
     std::iota(perm.begin(), perm.end(), 0);

@@ -1,0 +1,282 @@
+// Effective bandwidth of the transposes and layout permutations of kernels/transpose/ against a
+// plain device copy of the same number of bytes, measured in the same run: cudaMemcpyAsync
+// device to device and a copy kernel of 16-byte words. Effective bandwidth = 2 x bytes / time
+// (each byte read once and written once); "% of copy" is against the faster of the two copies.
+// Each figure is the median of --repeats timed launches (CUDA events around each), after
+// warm-up launches. The target is >= 90 % of the copy.
+//
+//   transpose_bench [--repeats N] [--filter TEXT] [--json FILE]
+//
+// --filter runs only the cases whose name contains TEXT.
+//
+// Needs about 4.5 GiB of device memory (two 2 GiB arrays).
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/backend/cuda_check.hpp"
+#include "kernels/lattice/checkerboard.hpp"
+#include "kernels/transpose/transpose.cuh"
+
+namespace lattica {
+namespace {
+
+constexpr int kWarmup = 3;
+constexpr int kCopyBlock = 256;
+
+/// Device memory of `bytes` bytes, freed on destruction.
+class DeviceBytes {
+ public:
+  explicit DeviceBytes(size_t bytes) { LATTICA_CUDA_CHECK(cudaMalloc(&data_, bytes)); }
+  ~DeviceBytes() { cudaFree(data_); }
+  DeviceBytes(const DeviceBytes&) = delete;
+  DeviceBytes& operator=(const DeviceBytes&) = delete;
+  void* data() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
+};
+
+/// The plain copy the permutations are measured against: out[i] = in[i], 16-byte words.
+__global__ void __launch_bounds__(kCopyBlock)
+    copy_words_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, int64_t n) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kCopyBlock;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kCopyBlock + threadIdx.x; i < n;
+       i += stride) {
+    out[i] = in[i];
+  }
+}
+
+/// Median milliseconds of `repeats` launches, each timed alone, after kWarmup untimed ones.
+double median_ms(const std::function<void(cudaStream_t)>& launch, cudaStream_t stream,
+                 int repeats) {
+  for (int i = 0; i < kWarmup; ++i) launch(stream);
+  cudaEvent_t start, stop;
+  LATTICA_CUDA_CHECK(cudaEventCreate(&start));
+  LATTICA_CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<double> ms;
+  for (int i = 0; i < repeats; ++i) {
+    LATTICA_CUDA_CHECK(cudaEventRecord(start, stream));
+    launch(stream);
+    LATTICA_CUDA_CHECK(cudaEventRecord(stop, stream));
+    LATTICA_CUDA_CHECK(cudaEventSynchronize(stop));
+    float elapsed = 0;
+    LATTICA_CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
+    ms.push_back(elapsed);
+  }
+  LATTICA_CUDA_CHECK(cudaEventDestroy(start));
+  LATTICA_CUDA_CHECK(cudaEventDestroy(stop));
+  std::sort(ms.begin(), ms.end());
+  return ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+}
+
+double gb_per_s(size_t bytes, double ms) { return 2.0 * static_cast<double>(bytes) / ms / 1e6; }
+
+/// One benchmark: `bytes` in one array; run(in, out, stream) launches the permutation.
+struct Case {
+  std::string name;
+  size_t bytes;
+  std::function<void(const void*, void*, cudaStream_t)> run;
+};
+
+struct Result {
+  std::string name;
+  size_t bytes;
+  double ms, gbps, memcpy_gbps, copy_kernel_gbps, percent_of_copy;
+};
+
+// Case builders: the element type is fixed by the lambda's casts.
+template <class T>
+Case transpose_case(std::string name, int64_t rows, int64_t cols) {
+  return {std::move(name), static_cast<size_t>(rows * cols) * sizeof(T),
+          [=](const void* in, void* out, cudaStream_t s) {
+            transpose_2d(static_cast<const T*>(in), static_cast<T*>(out), 1, rows, cols, s);
+          }};
+}
+
+template <class T>
+Case permute_case(std::string name, std::vector<int64_t> extents, std::vector<int> perm) {
+  int64_t n = 1;
+  for (int64_t e : extents) n *= e;
+  return {std::move(name), static_cast<size_t>(n) * sizeof(T),
+          [=](const void* in, void* out, cudaStream_t s) {
+            permute_axes(static_cast<const T*>(in), static_cast<T*>(out),
+                         static_cast<int>(extents.size()), extents.data(), perm.data(), s);
+          }};
+}
+
+template <class T, int D>
+Case checkerboard_case(std::string name, std::vector<int64_t> dims, bool to_lexicographic) {
+  const Checkerboard<D> lattice = Checkerboard<D>::make(dims.data());
+  return {std::move(name), static_cast<size_t>(lattice.volume()) * sizeof(T),
+          [=](const void* in, void* out, cudaStream_t s) {
+            if (to_lexicographic) {
+              checkerboard_to_lexicographic(lattice, static_cast<const T*>(in),
+                                            static_cast<T*>(out), 1, s);
+            } else {
+              lexicographic_to_checkerboard(lattice, static_cast<const T*>(in),
+                                            static_cast<T*>(out), 1, s);
+            }
+          }};
+}
+
+std::vector<Case> all_cases() {
+  const int64_t n = 16384;
+  std::vector<Case> cases;
+  cases.push_back(transpose_case<float>("transpose_2d float 16384x16384", n, n));
+  cases.push_back(transpose_case<double>("transpose_2d double 16384x16384", n, n));
+  const int64_t records = int64_t{1} << 25;
+  for (int64_t c : {2, 3, 4}) {
+    const std::string suffix = " double V=2^25 n=" + std::to_string(c);
+    cases.push_back(permute_case<double>("aos_to_soa" + suffix, {records, c}, {1, 0}));
+    cases.push_back(permute_case<double>("soa_to_aos" + suffix, {c, records}, {1, 0}));
+  }
+  cases.push_back(permute_case<float>("permute float 512^3 [2,1,0]", {512, 512, 512}, {2, 1, 0}));
+  cases.push_back(permute_case<float>("permute float 512^3 [0,2,1]", {512, 512, 512}, {0, 2, 1}));
+  cases.push_back(permute_case<float>("permute float 512^3 [1,0,2]", {512, 512, 512}, {1, 0, 2}));
+  for (bool to_lex : {true, false}) {
+    const std::string direction = to_lex ? "checkerboard_to_lex" : "lex_to_checkerboard";
+    cases.push_back(checkerboard_case<int8_t, 2>(direction + " int8 16384^2", {n, n}, to_lex));
+    cases.push_back(checkerboard_case<float, 2>(direction + " float 16384^2", {n, n}, to_lex));
+    cases.push_back(checkerboard_case<double, 2>(direction + " double 16384^2", {n, n}, to_lex));
+    cases.push_back(
+        checkerboard_case<float, 3>(direction + " float 512^3", {512, 512, 512}, to_lex));
+    cases.push_back(
+        checkerboard_case<int8_t, 4>(direction + " int8 128^4", {128, 128, 128, 128}, to_lex));
+  }
+  return cases;
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) out += c;
+  }
+  return out + "\"";
+}
+
+void write_json(const std::string& path, const std::string& device, int repeats,
+                const std::vector<Result>& results) {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error("cannot write " + path);
+  f << "{\n  \"benchmark\": \"transpose\",\n  \"device\": " << json_string(device)
+    << ",\n  \"repeats\": " << repeats << ",\n  \"statistic\": \"median\",\n  \"results\": [\n";
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Result& r = results[i];
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "    {\"name\": %s, \"bytes\": %zu, \"ms\": %.4f, \"gb_per_s\": %.1f, "
+                  "\"memcpy_gb_per_s\": %.1f, \"copy_kernel_gb_per_s\": %.1f, "
+                  "\"percent_of_copy\": %.1f}%s\n",
+                  json_string(r.name).c_str(), r.bytes, r.ms, r.gbps, r.memcpy_gbps,
+                  r.copy_kernel_gbps, r.percent_of_copy, i + 1 < results.size() ? "," : "");
+    f << line;
+  }
+  f << "  ]\n}\n";
+}
+
+int run(int argc, char** argv) {
+  int repeats = 20;
+  std::string json_path, filter;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--json" && i + 1 < argc) {
+      json_path = argv[++i];
+    } else if (arg == "--filter" && i + 1 < argc) {
+      filter = argv[++i];
+    } else if (arg == "--repeats" && i + 1 < argc) {
+      repeats = std::max(1, std::atoi(argv[++i]));
+    } else {
+      std::fprintf(stderr, "usage: %s [--repeats N] [--filter TEXT] [--json FILE]\n", argv[0]);
+      return arg == "--help" || arg == "-h" ? 0 : 2;
+    }
+  }
+
+  int device = 0;
+  LATTICA_CUDA_CHECK(cudaGetDevice(&device));
+  cudaDeviceProp prop{};
+  LATTICA_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  std::vector<Case> cases = all_cases();
+  cases.erase(
+      std::remove_if(cases.begin(), cases.end(),
+                     [&](const Case& c) { return c.name.find(filter) == std::string::npos; }),
+      cases.end());
+  if (cases.empty()) throw std::runtime_error("no benchmark matches --filter " + filter);
+  size_t largest = 0;
+  for (const Case& c : cases) largest = std::max(largest, c.bytes);
+  DeviceBytes a(largest), b(largest);
+  LATTICA_CUDA_CHECK(cudaMemset(a.data(), 0x5A, largest));
+  LATTICA_CUDA_CHECK(cudaMemset(b.data(), 0, largest));
+  cudaStream_t stream;
+  LATTICA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+  std::printf("device: %s, median of %d repeats after %d warm-up launches\n", prop.name, repeats,
+              kWarmup);
+  std::printf("%-44s %9s %9s %8s %12s %12s %8s\n", "name", "MiB", "ms", "GB/s", "memcpy GB/s",
+              "copy GB/s", "% copy");
+  std::vector<Result> results;
+  for (const Case& c : cases) {
+    const void* in = a.data();
+    void* out = b.data();
+    const size_t bytes = c.bytes;
+    const double memcpy_ms = median_ms(
+        [&](cudaStream_t s) {
+          LATTICA_CUDA_CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, s));
+        },
+        stream, repeats);
+    const int64_t words = static_cast<int64_t>(bytes / sizeof(uint4));
+    const double copy_ms = median_ms(
+        [&](cudaStream_t s) {
+          const auto blocks = static_cast<unsigned>(
+              std::min<int64_t>((words + kCopyBlock - 1) / kCopyBlock, INT_MAX));
+          copy_words_kernel<<<blocks, kCopyBlock, 0, s>>>(static_cast<const uint4*>(in),
+                                                          static_cast<uint4*>(out), words);
+          LATTICA_CUDA_CHECK_LAUNCH(s);
+        },
+        stream, repeats);
+    const double ms = median_ms([&](cudaStream_t s) { c.run(in, out, s); }, stream, repeats);
+    Result r{c.name,
+             bytes,
+             ms,
+             gb_per_s(bytes, ms),
+             gb_per_s(bytes, memcpy_ms),
+             gb_per_s(bytes, copy_ms),
+             0};
+    r.percent_of_copy = 100.0 * r.gbps / std::max(r.memcpy_gbps, r.copy_kernel_gbps);
+    std::printf("%-44s %9.1f %9.4f %8.1f %12.1f %12.1f %7.1f%%\n", r.name.c_str(),
+                static_cast<double>(bytes) / (1 << 20), r.ms, r.gbps, r.memcpy_gbps,
+                r.copy_kernel_gbps, r.percent_of_copy);
+    results.push_back(r);
+  }
+  LATTICA_CUDA_CHECK(cudaStreamDestroy(stream));
+  if (!json_path.empty()) {
+    write_json(json_path, prop.name, repeats, results);
+    std::printf("wrote %s\n", json_path.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace lattica
+
+int main(int argc, char** argv) {
+  try {
+    return lattica::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "transpose_bench: %s\n", e.what());
+    return 3;
+  }
+}
