@@ -139,9 +139,10 @@ class LatticeEngine final : public Engine {
     const bool timeslices_due =
         settings_.timeslice_every > 0 && measurements_ % settings_.timeslice_every == 0;
     if (spectrum_due || timeslices_due) {
+      exec_.to_lexicographic(lattice_, spins_.data(), lexicographic_.data(), replicas());
       exec_.for_each(replicas() * components_ * lattice_.volume(),
-                     GatherField<D, Model>{lattice_, params_, spins_.data(), field_.data(),
-                                           components_});
+                     FieldComponents<Model>{params_, lexicographic_.data(), field_.data(),
+                                            lattice_.volume(), components_});
     }
     if (spectrum_due) measure_structure_factor();
     if (timeslices_due) measure_timeslices();
@@ -204,8 +205,7 @@ class LatticeEngine final : public Engine {
   }
 
   void configuration(void* out) override {
-    exec_.for_each(replicas() * lattice_.volume(),
-                   GatherLexicographic<D, Spin>{lattice_, spins_.data(), lexicographic_.data()});
+    exec_.to_lexicographic(lattice_, spins_.data(), lexicographic_.data(), replicas());
     exec_.copy_to_host(lexicographic_, static_cast<Spin*>(out));
   }
   SnapshotFormat snapshot_format() const override { return Model::snapshot_format(params_); }

@@ -11,6 +11,7 @@
 
 #include "kernels/backend/exec_options.hpp"
 #include "kernels/spectral/fft_cpu.hpp"
+#include "kernels/transpose/transpose.hpp"
 
 namespace lattica {
 
@@ -122,6 +123,13 @@ class CpuExec {
         }
       }
     }
+  }
+
+  /// `copies` fields in checkerboard storage to lexicographic order (kernels/transpose/).
+  template <int D, class T>
+  void to_lexicographic(const Checkerboard<D>& lattice, const T* from, T* to,
+                        int64_t copies) const {
+    checkerboard_to_lexicographic_host(lattice, from, to, copies);
   }
 
   using Fft = CpuFft;

@@ -15,6 +15,7 @@
 #include "kernels/histogram/histogram.cuh"
 #include "kernels/reduce/reduce.cuh"
 #include "kernels/spectral/fft_cuda.cuh"
+#include "kernels/transpose/transpose.cuh"
 
 namespace lattica {
 
@@ -163,6 +164,14 @@ class CudaExec {
         blas_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(m), static_cast<int>(n),
         static_cast<int>(k), &one, a, static_cast<int>(m), stride_a, b, static_cast<int>(k), 0,
         &zero, c, static_cast<int>(m), m * n, static_cast<int>(batch)));
+  }
+
+  /// `copies` fields in checkerboard storage to lexicographic order with the tiled, coalesced
+  /// permutation of kernels/transpose/; asynchronous.
+  template <int D, class T>
+  void to_lexicographic(const Checkerboard<D>& lattice, const T* from, T* to,
+                        int64_t copies) const {
+    checkerboard_to_lexicographic(lattice, from, to, copies, stream_);
   }
 
   using Fft = CudaFft;

@@ -1,33 +1,31 @@
 #pragma once
 // Site and mode functors of the structure-factor measurement, shared by both backends:
-// gather the order-parameter field in lexicographic order, then, after a batched real-to-complex
+// the order-parameter field from lexicographic spins, then, after a batched real-to-complex
 // FFT, add each mode's power S(k) = sum_c |phi_c(k)|^2 / V of every replica to running sums.
 
 #include <cstdint>
 
 #include "kernels/common/host_device.hpp"
-#include "kernels/lattice/checkerboard.hpp"
 #include "kernels/spectral/complex.hpp"
 
 namespace lattica {
 
 /// field[(r * C + c) * V + x] = component c of the order parameter of replica r at lexicographic
-/// site x; functor over R * C * V.
-template <int D, class Model>
-struct GatherField {
-  Checkerboard<D> lattice;
+/// site x, from the spins already in lexicographic order; functor over R * C * V (coalesced).
+template <class Model>
+struct FieldComponents {
   typename Model::Params params;
-  const typename Model::Spin* spins;  ///< replicas one after another, checkerboard storage
+  const typename Model::Spin* spins;  ///< replicas one after another, lexicographic order
   double* field;
+  int64_t volume;
   int components;
 
   LATTICA_HD_INLINE void operator()(int64_t i) const {
-    const int64_t volume = lattice.volume();
     const int64_t copy = i / volume;  // r * C + c
     const int64_t x = i - copy * volume;
     const int64_t r = copy / components;
     const int c = static_cast<int>(copy - r * components);
-    field[i] = Model::field_component(params, spins[r * volume + lattice.storage_index(x)], c);
+    field[i] = Model::field_component(params, spins[r * volume + x], c);
   }
 };
 
