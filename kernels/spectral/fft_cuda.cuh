@@ -23,23 +23,39 @@ inline void cufft_check(cufftResult status, const char* call, const char* file, 
 
 class CudaFft {
  public:
-  /// Plans `batch` transforms of row-major arrays of extents dims on `stream`.
-  CudaFft(const std::vector<int64_t>& dims, int batch, cudaStream_t stream) : batch_(batch) {
-    std::vector<long long> n(dims.begin(), dims.end());
+  /// Plans `batch` transforms of row-major arrays of extents dims on `stream`. cuFFT plans go up
+  /// to rank 3, so a 4-D transform is a batched 3-D one over the last three axes followed by
+  /// complex transforms along axis 0.
+  CudaFft(const std::vector<int64_t>& dims, int batch, cudaStream_t stream)
+      : batch_(batch), stream_(stream) {
     real_size_ = 1;
     for (int64_t l : dims) real_size_ *= l;
     complex_size_ = half_spectrum_size(dims.data(), static_cast<int>(dims.size()));
-    size_t work = 0;
+    const bool split = dims.size() == 4;
+    const std::vector<long long> n(dims.begin() + (split ? 1 : 0), dims.end());
+    const long long planes = split ? dims[0] : 1;  // 3-D blocks per batch member
+    const long long real_block = real_size_ / planes, complex_block = complex_size_ / planes;
     const int rank = static_cast<int>(n.size());
+    size_t work = 0;
     LATTICA_CUFFT_CHECK(cufftCreate(&forward_));
-    LATTICA_CUFFT_CHECK(cufftMakePlanMany64(forward_, rank, n.data(), nullptr, 1, real_size_,
-                                            nullptr, 1, complex_size_, CUFFT_D2Z, batch, &work));
+    LATTICA_CUFFT_CHECK(cufftMakePlanMany64(forward_, rank, const_cast<long long*>(n.data()),
+                                            nullptr, 1, real_block, nullptr, 1, complex_block,
+                                            CUFFT_D2Z, batch * planes, &work));
     LATTICA_CUFFT_CHECK(cufftSetStream(forward_, stream));
     LATTICA_CUFFT_CHECK(cufftCreate(&inverse_));
-    LATTICA_CUFFT_CHECK(cufftMakePlanMany64(inverse_, rank, n.data(), nullptr, 1, complex_size_,
-                                            nullptr, 1, real_size_, CUFFT_Z2D, batch, &work));
+    LATTICA_CUFFT_CHECK(cufftMakePlanMany64(inverse_, rank, const_cast<long long*>(n.data()),
+                                            nullptr, 1, complex_block, nullptr, 1, real_block,
+                                            CUFFT_Z2D, batch * planes, &work));
     LATTICA_CUFFT_CHECK(cufftSetStream(inverse_, stream));
-    stream_ = stream;
+    if (split) {
+      // Length-L0 transforms down axis 0 of one batch member: stride = one 3-D block.
+      long long length = planes, embed = planes;
+      LATTICA_CUFFT_CHECK(cufftCreate(&axis0_));
+      LATTICA_CUFFT_CHECK(cufftMakePlanMany64(axis0_, 1, &length, &embed, complex_block, 1,
+                                              &embed, complex_block, 1, CUFFT_Z2Z, complex_block,
+                                              &work));
+      LATTICA_CUFFT_CHECK(cufftSetStream(axis0_, stream));
+    }
     LATTICA_CUDA_CHECK(cudaMalloc(&scratch_, sizeof(Complex) * complex_size_ * batch_));
   }
   CudaFft(const CudaFft&) = delete;
@@ -47,6 +63,7 @@ class CudaFft {
   ~CudaFft() {
     cufftDestroy(forward_);  // errors here cannot be reported
     cufftDestroy(inverse_);
+    if (axis0_) cufftDestroy(axis0_);
     cudaFree(scratch_);
   }
 
@@ -54,6 +71,7 @@ class CudaFft {
   void forward(const double* d_in, Complex* d_out) const {
     LATTICA_CUFFT_CHECK(cufftExecD2Z(forward_, const_cast<double*>(d_in),
                                      reinterpret_cast<cufftDoubleComplex*>(d_out)));
+    along_axis0(d_out, CUFFT_FORWARD);
   }
 
   /// d_out[b][x] = sum_k d_in[b][k] exp(+i k.x) over the full spectrum; d_in is kept.
@@ -61,6 +79,7 @@ class CudaFft {
     // Z2D overwrites its input, so it transforms a copy.
     LATTICA_CUDA_CHECK(cudaMemcpyAsync(scratch_, d_in, sizeof(Complex) * complex_size_ * batch_,
                                        cudaMemcpyDeviceToDevice, stream_));
+    along_axis0(scratch_, CUFFT_INVERSE);
     LATTICA_CUFFT_CHECK(
         cufftExecZ2D(inverse_, reinterpret_cast<cufftDoubleComplex*>(scratch_), d_out));
   }
@@ -69,10 +88,19 @@ class CudaFft {
   int64_t complex_size() const { return complex_size_; }
 
  private:
+  /// 4-D only: the in-place complex transforms along axis 0 of every batch member.
+  void along_axis0(Complex* d_data, int direction) const {
+    if (!axis0_) return;
+    for (int b = 0; b < batch_; ++b) {
+      auto* member = reinterpret_cast<cufftDoubleComplex*>(d_data + b * complex_size_);
+      LATTICA_CUFFT_CHECK(cufftExecZ2Z(axis0_, member, member, direction));
+    }
+  }
+
   int batch_;
-  int64_t real_size_ = 0, complex_size_ = 0;
-  cufftHandle forward_ = 0, inverse_ = 0;
   cudaStream_t stream_ = nullptr;
+  int64_t real_size_ = 0, complex_size_ = 0;
+  cufftHandle forward_ = 0, inverse_ = 0, axis0_ = 0;
   Complex* scratch_ = nullptr;
 };
 
