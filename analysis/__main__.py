@@ -273,6 +273,16 @@ def _expand(paths):
     return files, ok
 
 
+def _prepare_one(args, parser, command):
+    """The one run args.file names, loaded and cut; (Prepared or None, ok)."""
+    prepared, ok = _prepare([args.file], args.cut)
+    if not prepared:
+        return None, ok
+    if len(prepared) > 1:
+        parser.error(f"{command} takes one run (an index names several; pick one of its files)")
+    return prepared[0], ok
+
+
 def _prepare(paths, cut):
     """Loads and cuts every file; (list of Prepared, ok)."""
     from analysis import summary
@@ -369,12 +379,9 @@ def cmd_summary(args, parser):
 def cmd_reweight(args, parser):
     from analysis import crossing, reweight, summary
     target = _json_target(args, parser)
-    prepared, ok = _prepare([args.file], args.cut)
-    if not prepared:
+    p, ok = _prepare_one(args, parser, "reweight")
+    if p is None:
         return 1
-    if len(prepared) > 1:
-        parser.error("reweight takes one run (an index names several; pick one of its files)")
-    p = prepared[0]
     if p.beta is None:  # phi4: the weight is exp(-S), there is no beta to move
         _error(f"{p.paths[0]}: reweight works in beta, and this {p.model} run has none (kappa = "
                f"{p.coupling!r}); reweighting in kappa is not implemented")
@@ -516,12 +523,9 @@ def format_effmass(document):
 def cmd_effmass(args, parser):
     from analysis import summary
     target = _json_target(args, parser)
-    prepared, ok = _prepare([args.file], args.cut)
-    if not prepared:
+    p, ok = _prepare_one(args, parser, "effmass")
+    if p is None:
         return 1
-    if len(prepared) > 1:
-        parser.error("effmass takes one run (an index names several; pick one of its files)")
-    p = prepared[0]
     run = p.run
     ts = run.timeslice
     if ts is None:

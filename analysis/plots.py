@@ -49,6 +49,15 @@ def _stem(path, taken):
     return name
 
 
+def _save(figure, title, path):
+    """Titles (unless title is None), lays out, writes and closes a figure."""
+    if title is not None:
+        figure.suptitle(title)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
 def _title(p):
     dims = "x".join(str(n) for n in p.dims)
     described = ", ".join(f"{k} = {v:g}" for k, v in p.parameters.items() if v is not None)
@@ -80,9 +89,7 @@ def time_series(p, path):
             ax.legend(loc="best", fontsize="small")
     axes[1].set_xlabel("sweep")
     axes[0].set_title(_title(p))
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    _save(figure, None, path)
 
 
 def _bars(ax, values, counts, label):
@@ -128,10 +135,7 @@ def histograms(p, path):
             _bars(ax, values, counts, f"analysed series, {int(counts.sum())} samples")
             ax.set_xlabel(label)
         ax.legend(loc="best", fontsize="small")
-    figure.suptitle(_title(p))
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    _save(figure, _title(p), path)
 
 
 def autocorrelation(p, path):
@@ -147,10 +151,7 @@ def autocorrelation(p, path):
         ax.set_xlabel("lag t (measurements)")
         ax.set_ylabel("normalised autocorrelation")
         ax.legend(loc="best", fontsize="small")
-    figure.suptitle(_title(p))
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    _save(figure, _title(p), path)
 
 
 def structure(p, path):
@@ -180,10 +181,7 @@ def structure(p, path):
     ax.set_ylabel("G(r e_0)")
     ax.grid(alpha=0.3)
     ax.legend(loc="best", fontsize="small")
-    figure.suptitle(_title(p))
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    _save(figure, _title(p), path)
 
 
 def timeslice(p, path):
@@ -227,10 +225,7 @@ def timeslice(p, path):
     for ax in axes:
         ax.grid(alpha=0.3, which="both")
         ax.legend(loc="best", fontsize="x-small")
-    figure.suptitle(_title(p))
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    _save(figure, _title(p), path)
 
 
 def versus_coupling(summaries, prepared, path):
@@ -266,9 +261,7 @@ def versus_coupling(summaries, prepared, path):
     for ax in axes[1]:
         ax.set_xlabel(coupling)
     axes[0][0].legend(loc="best", fontsize="small")
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    _save(figure, None, path)
 
 
 def _reweighted_curve(axes, panels, points, colour):

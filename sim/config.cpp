@@ -570,23 +570,18 @@ Config read_point(const toml::table& root, const std::string& source_name,
            "give either update.algorithm (one pass per sweep) or update.sequence, not both");
   } else if (sequence_node) {
     c.sequence = r.choice_list("update", "sequence", algorithms, kMaxUpdatePasses);
-    if (!c.sequence.empty() &&
-        std::all_of(c.sequence.begin(), c.sequence.end(),
-                    [](const std::string& a) { return a == "overrelaxation"; })) {
-      r.fail(*sequence_node, "update.sequence",
-             "over-relaxation alone is not ergodic (it keeps the energy); add a \"metropolis\"" +
-                 std::string(c.model_kind == "on" ? " or \"heatbath\"" : "") + " pass");
-      c.sequence.clear();
-    }
   } else {
     c.sequence = {r.choice("update", "algorithm", "metropolis", algorithms)};
-    if (c.sequence[0] == "overrelaxation") {
-      r.fail(*algorithm_node, "update.algorithm",
-             "over-relaxation alone is not ergodic (it keeps the energy); use update.sequence to "
-             "combine it with \"metropolis\"" +
-                 std::string(c.model_kind == "on" ? " or \"heatbath\"" : ""));
-      c.sequence.clear();
-    }
+  }
+  if (!c.sequence.empty() &&
+      std::all_of(c.sequence.begin(), c.sequence.end(),
+                  [](const std::string& a) { return a == "overrelaxation"; })) {
+    r.fail(*(sequence_node ? sequence_node : algorithm_node),
+           sequence_node ? "update.sequence" : "update.algorithm",
+           std::string("over-relaxation alone is not ergodic (it keeps the energy); ") +
+               (sequence_node ? "add" : "use update.sequence to add") + " a \"metropolis\"" +
+               (c.model_kind == "on" ? " or \"heatbath\"" : "") + " pass");
+    c.sequence.clear();
   }
   c.algorithm = join(c.sequence, ", ");
   if (continuous) {

@@ -99,11 +99,8 @@ StructureFactorTables structure_factor_tables(const StructureFactorSums& sums) {
 
   // <S(k_min)> over the unit momenta of the longest axes (as the per-measurement series).
   double s_min = 0;
-  for (int a : sums.min_axes) {
-    int64_t stride = 1;
-    for (int b = d - 1; b > a; --b) stride *= b == d - 1 ? last : sums.dims[b];
-    s_min += t.s[static_cast<size_t>(stride)];
-  }
+  for (int a : sums.min_axes)
+    s_min += t.s[static_cast<size_t>(half_spectrum_unit_mode(sums.dims.data(), d, a))];
   s_min /= static_cast<double>(sums.min_axes.size());
   t.xi2 = second_moment_length(t.s[0], s_min, longest);
   return t;

@@ -72,7 +72,6 @@ class LatticeEngine final : public Engine {
       for (UpdateAlgorithm a : settings.sequence) metropolis_passes_ += a == UpdateAlgorithm::metropolis;
       if (metropolis_passes_ > 0) {
         accepted_ = exec_.template allocate<uint8_t>(settings.replicas * lattice_.half_volume);
-        acceptance_sums_ = exec_.template allocate<long long>(kMaxUpdatePasses * 2);
       }
     }
   }
@@ -89,13 +88,16 @@ class LatticeEngine final : public Engine {
 
   void thermalization_sweep(uint64_t first, uint64_t count) override {
     if (metropolis_passes_ == 0) return sweep(first, count);
+    // One slot per Metropolis half-pass of the block, read back once at its end.
+    const int64_t slots = static_cast<int64_t>(count) * metropolis_passes_ * 2;
+    if (acceptance_sums_.size() < slots)
+      acceptance_sums_ = exec_.template allocate<long long>(slots);
+    acceptance_slots_ = 0;
+    for (uint64_t s = first; s < first + count; ++s) sweep_once(s, true);
+    host_acceptance_.resize(static_cast<size_t>(slots));
+    exec_.copy_to_host(acceptance_sums_, host_acceptance_.data(), slots);
     long long accepted = 0;
-    for (uint64_t s = first; s < first + count; ++s) {
-      sweep_once(s, true);
-      host_acceptance_.resize(static_cast<size_t>(acceptance_slots_));
-      exec_.copy_to_host(acceptance_sums_, host_acceptance_.data(), acceptance_slots_);
-      for (long long a : host_acceptance_) accepted += a;
-    }
+    for (long long a : host_acceptance_) accepted += a;
     const double proposals = static_cast<double>(count) * metropolis_passes_ * settings_.hits *
                              static_cast<double>(lattice_.volume()) * replicas();
     acceptance_ = proposals > 0 ? accepted / proposals : -1.0;
@@ -272,7 +274,8 @@ class LatticeEngine final : public Engine {
     mean_field_sum_ = exec_.template allocate<double>(components_);
     spectral_queue_ =
         exec_.template allocate<double>(settings_.measurement_capacity * replicas() * 2);
-    const std::vector<double> zeros(static_cast<size_t>(std::max<int64_t>(modes_, components_)), 0.0);
+    const std::vector<double> zeros(static_cast<size_t>(std::max<int64_t>(modes_, components_)),
+                                    0.0);
     exec_.copy_to_device(zeros.data(), power_sum_);
     exec_.copy_to_device(zeros.data(), power_squares_);
     exec_.copy_to_device(zeros.data(), mean_field_sum_);
@@ -280,6 +283,11 @@ class LatticeEngine final : public Engine {
     for (int a = 0; a < D; ++a) {
       if (settings_.dims[a] == longest) min_axes_.push_back(a);
     }
+    summary_ = {spectrum_.data(), nullptr,   mean_field_sum_.data(),
+                modes_,           {},        static_cast<int>(min_axes_.size()),
+                replicas(),       components_, static_cast<double>(lattice_.volume())};
+    for (size_t i = 0; i < min_axes_.size(); ++i)
+      summary_.unit_mode[i] = half_spectrum_unit_mode(settings_.dims.data(), D, min_axes_[i]);
   }
 
   /// Queues one structure-factor measurement of every replica from the gathered field.
@@ -289,31 +297,17 @@ class LatticeEngine final : public Engine {
     exec_.for_each(modes_, AccumulatePower{spectrum_.data(), power_sum_.data(),
                                            power_squares_.data(), modes_, replicas(),
                                            components_, static_cast<double>(volume)});
-    SpectrumSummary summary{spectrum_.data(),
-                            spectral_queue_.data() + spectral_rows_.size() * 2 * replicas(),
-                            mean_field_sum_.data(),
-                            modes_,
-                            {},
-                            static_cast<int>(min_axes_.size()),
-                            replicas(),
-                            components_,
-                            static_cast<double>(volume)};
-    for (size_t i = 0; i < min_axes_.size(); ++i) {
-      // Row-major stride of axis a in the half spectrum (the last axis has L/2 + 1 modes).
-      int64_t stride = 1;
-      for (int b = D - 1; b > min_axes_[i]; --b)
-        stride *= b == D - 1 ? settings_.dims[b] / 2 + 1 : settings_.dims[b];
-      summary.unit_mode[i] = stride;
-    }
+    SpectrumSummary summary = summary_;
+    summary.out = spectral_queue_.data() + spectral_rows_.size() * 2 * replicas();
     exec_.for_each(1, summary);
     spectral_rows_.push_back(queued_);
     spectral_samples_ += replicas();
   }
 
   /// Sweep s: every pass of the sequence over both colours. With count_accepted, each
-  /// Metropolis half-pass's accepted moves are summed into acceptance_sums_ (no host wait).
+  /// Metropolis half-pass's accepted moves are summed into the next slot of acceptance_sums_
+  /// (no host wait).
   void sweep_once(uint64_t s, bool count_accepted) {
-    acceptance_slots_ = 0;
     for (size_t pass = 0; pass < settings_.sequence.size(); ++pass) {
       const UpdateAlgorithm algorithm = settings_.sequence[pass];
       const bool count = count_accepted && algorithm == UpdateAlgorithm::metropolis;
@@ -361,7 +355,7 @@ class LatticeEngine final : public Engine {
   typename Exec::template Buffer<Sums> sums_;  ///< queued measurements, [k][replica]
   typename Exec::template Buffer<unsigned long long> counts_;
   typename Exec::template Buffer<uint8_t> accepted_;            ///< per site, while counting
-  typename Exec::template Buffer<long long> acceptance_sums_;  ///< per half-pass of a sweep
+  typename Exec::template Buffer<long long> acceptance_sums_;  ///< per half-pass of a block
   int metropolis_passes_ = 0;
   int64_t acceptance_slots_ = 0;
   double acceptance_ = -1.0;
@@ -378,6 +372,7 @@ class LatticeEngine final : public Engine {
   std::vector<int64_t> spectral_rows_;  ///< queued measurements that took the structure factor
   int64_t spectral_samples_ = 0;
   std::vector<int> min_axes_;
+  SpectrumSummary summary_{};  ///< all but the output row, fixed at preparation
   // Time-slice correlators (when settings.timeslice_every > 0).
   int64_t time_ = 0;
   int64_t timeslice_momenta_ = 0;

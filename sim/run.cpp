@@ -58,12 +58,9 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
   std::vector<unsigned char> frame;
   RunSummary summary;
   const SnapshotFormat format = engine.snapshot_format();
-  const size_t value_bytes = format.type == ElementType::float64   ? 8
-                             : format.type == ElementType::float32 ? 4
-                                                                   : 1;
   auto take_snapshot = [&](int64_t sweep) {
     frame.resize(static_cast<size_t>(engine.replicas() * engine.volume()) * format.components *
-                 value_bytes);
+                 element_bytes(format.type));
     engine.configuration(frame.data());
     output.append_snapshot(sweep, frame.data());
     ++summary.snapshots;

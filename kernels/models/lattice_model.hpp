@@ -16,6 +16,7 @@
 //   static long long histogram_total(const Sums&, int which);   // when kExactHistograms
 // and host-side descriptions (see sim/lattice_engine.hpp).
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/common/host_device.hpp"
@@ -33,6 +34,10 @@ struct SnapshotFormat {
   int components;           ///< 1 for scalar fields; n for O(n) unit vectors (last axis)
   const char* description;  ///< what the values are
 };
+/// Bytes of one value of a snapshot element type.
+constexpr size_t element_bytes(ElementType type) {
+  return type == ElementType::float64 ? 8 : type == ElementType::float32 ? 4 : 1;
+}
 template <class Real>
 constexpr ElementType element_type_of() {
   return sizeof(Real) == 4 ? ElementType::float32 : ElementType::float64;

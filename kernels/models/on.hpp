@@ -68,6 +68,8 @@ struct OnModel {
   using Sums = OnSums;
   static constexpr bool kExactHistograms = false;
   static constexpr bool kTunableStep = true;
+  /// Rejection loops stop here, a few blocks short of the site's kMaxRngDraws.
+  static constexpr uint32_t kLastTry = static_cast<uint32_t>(kMaxRngDraws) - 4;
 
   LATTICA_HD_INLINE static Real dot(const Spin& a, const Spin& b) {
     Real s = 0;
@@ -172,7 +174,6 @@ struct OnModel {
   /// Heat bath for n >= 3 given k = beta |F| > 0 and the unit vector along F.
   LATTICA_HD_INLINE static Spin heat_bath_n3(Real k, const Spin& axis, const Spin& old,
                                              SiteRandom& random) {
-    constexpr uint32_t kLastTry = static_cast<uint32_t>(kMaxRngDraws) - 4;
     // x = cos(angle to F) from exp(k x) on [-1, 1] by inversion, written with log1p/expm1 so
     // it is accurate for every k; for n > 3, the measure's (1 - x^2)^((n-3)/2) by rejection.
     Real x;
@@ -211,7 +212,7 @@ struct OnModel {
     const Real rho = Real(2) * k * r / ((root + Real(1)) * (r + real_math::sqrt(Real(2) * r)));
     const Real s = (Real(1) + rho * rho) / (Real(2) * rho);
     const Real s2_minus_1 = (Real(1) - rho * rho) * (Real(1) - rho * rho) / (Real(4) * rho * rho);
-    while (random.blocks_drawn() < static_cast<uint32_t>(kMaxRngDraws) - 4) {
+    while (random.blocks_drawn() < kLastTry) {
       const Real z = real_math::cos(real_math::kPi<Real> * uniform_open<Real>(random.next()));
       const Real w = (Real(1) + s * z) / (s + z);
       const Real y = k * s2_minus_1 / (s + z);  // = k (s - w)

@@ -20,4 +20,11 @@ inline int64_t half_spectrum_size(const int64_t* dims, int d) {
   return n;
 }
 
+/// Index in the half spectrum of the unit momentum along axis a (its row-major stride there).
+inline int64_t half_spectrum_unit_mode(const int64_t* dims, int d, int a) {
+  int64_t stride = 1;
+  for (int b = d - 1; b > a; --b) stride *= b == d - 1 ? dims[b] / 2 + 1 : dims[b];
+  return stride;
+}
+
 }  // namespace lattica

@@ -14,6 +14,8 @@ import os
 import pathlib
 import subprocess
 import sys
+import tempfile
+import unittest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 LATTICE_TOML = REPO / "inputs" / "lattice.toml"
@@ -109,3 +111,21 @@ def ar1(rng, a, shape):
     x, _ = lfilter([math.sqrt(1.0 - a * a)], [1.0, -a], eps, axis=0,
                    zi=a * rng.standard_normal((1,) + tuple(shape[1:])))
     return x
+
+
+class ScratchCase(unittest.TestCase):
+    """A test case with its own temporary directory and a seeded random generator."""
+    prefix = "lattica_test_"
+    seed = 2024
+
+    def setUp(self):
+        import numpy as np
+        self._dir = tempfile.TemporaryDirectory(prefix=self.prefix)
+        self.dir = self._dir.name
+        self.rng = np.random.default_rng(self.seed)
+
+    def tearDown(self):
+        self._dir.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)

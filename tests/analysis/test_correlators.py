@@ -24,7 +24,6 @@ import math
 import os
 import pathlib
 import sys
-import tempfile
 import unittest
 
 import h5py
@@ -32,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from script_support import (LATTICE_TOML, ar1, call_analysis, run,  # noqa: E402
+from script_support import (LATTICE_TOML, ScratchCase, ar1, call_analysis, run,  # noqa: E402
                             sim_command, sim_env)
 
 from analysis import correlators, gamma, lattica_file, synthetic  # noqa: E402
@@ -84,17 +83,8 @@ def free_field(rng, count, dims, mass):
     return np.fft.ifftn(np.fft.fftn(noise, axes=axes) * filter_, axes=axes).real
 
 
-class Scratch(unittest.TestCase):
-    def setUp(self):
-        self._dir = tempfile.TemporaryDirectory(prefix="lattica_corr_")
-        self.dir = self._dir.name
-        self.rng = np.random.default_rng(2024)
-
-    def tearDown(self):
-        self._dir.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
+class Scratch(ScratchCase):
+    prefix = "lattica_corr_"
 
     def effmass(self, path, *args):
         status, out, err = call("effmass", path, *args, "--json")

@@ -17,17 +17,16 @@ Run: /usr/bin/python3 tests/analysis/test_models.py [SIM_EXE]
 """
 
 import json
-import os
 import pathlib
 import sys
-import tempfile
 import unittest
 
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from script_support import ar1, call_analysis, run, sim_command, sim_env  # noqa: E402
+from script_support import (ScratchCase, ar1, call_analysis, run, sim_command,  # noqa: E402
+                            sim_env)
 
 from analysis import gamma, lattica_file, summary, synthetic  # noqa: E402
 
@@ -35,17 +34,8 @@ SIM = sys.argv.pop(1) if len(sys.argv) > 1 and not sys.argv[1].startswith("-") e
 call = call_analysis
 
 
-class Scratch(unittest.TestCase):
-    def setUp(self):
-        self._dir = tempfile.TemporaryDirectory(prefix="lattica_models_")
-        self.dir = self._dir.name
-        self.rng = np.random.default_rng(2024)
-
-    def tearDown(self):
-        self._dir.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
+class Scratch(ScratchCase):
+    prefix = "lattica_models_"
 
     def energy(self, n, replicas=2, mean=-1.2):
         return mean + 0.05 * ar1(self.rng, 0.5, (n, replicas))

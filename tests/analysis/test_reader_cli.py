@@ -14,14 +14,13 @@ import os
 import pathlib
 import subprocess
 import sys
-import tempfile
 import unittest
 
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from script_support import analysis_env, ar1, call_analysis  # noqa: E402
+from script_support import ScratchCase, analysis_env, ar1, call_analysis  # noqa: E402
 
 from analysis import gamma, lattica_file, synthetic  # noqa: E402
 
@@ -40,17 +39,9 @@ def ising_like(rng, n, replicas, volume, a=0.6, e_mean=-1.4, m_scale=0.5):
 call = call_analysis  # the command line, in this process: (status, stdout, stderr)
 
 
-class Scratch(unittest.TestCase):
-    def setUp(self):
-        self._dir = tempfile.TemporaryDirectory(prefix="lattica_reader_")
-        self.dir = self._dir.name
-        self.rng = np.random.default_rng(1234)
-
-    def tearDown(self):
-        self._dir.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
+class Scratch(ScratchCase):
+    prefix = "lattica_reader_"
+    seed = 1234
 
 
 class ReaderTest(Scratch):

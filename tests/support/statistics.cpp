@@ -36,9 +36,9 @@ void expect_z(const std::vector<double>& series, double exact, const std::string
 
 std::vector<unsigned char> configuration_bytes(Engine& engine) {
   const SnapshotFormat f = engine.snapshot_format();
-  const size_t bytes = f.type == ElementType::float64 ? 8 : f.type == ElementType::float32 ? 4 : 1;
   std::vector<unsigned char> out(static_cast<size_t>(engine.replicas() * engine.volume()) *
-                                 f.components * bytes);
+                                 f.components *
+                                 element_bytes(f.type));
   engine.configuration(out.data());
   return out;
 }
