@@ -164,6 +164,12 @@ def info(path, out=sys.stdout):
         measured = (f"acceptance {acceptance:.4g}" if acceptance is not None and acceptance >= 0
                     else "acceptance not measured")
         rows.append(("step", f"{a['metropolis_step']!r} (Metropolis step, {measured})"))
+    if "langevin_step" in a:
+        acceptance = a.get("mala_acceptance")
+        detail = (f", MALA acceptance {acceptance:.4g}" if acceptance is not None and acceptance >= 0
+                  else "")
+        rows.append(("langevin", f"step {a['langevin_step']!r}, kernel shift "
+                                 f"{a['langevin_shift']:.6g}{detail}"))
     rows.append(("lattice", _dims(run.dims)))
     # phi4 has kappa and lambda instead of beta.
     for name in ("beta", "kappa", "lambda"):

@@ -14,6 +14,8 @@ The layout (see README.md, "Output"):
                              phi4:   kappa, lambda (no beta), precision, hits
                            metropolis_step, metropolis_acceptance (on/phi4 with a Metropolis
                            pass; acceptance -1 when not measured)
+                           langevin_step, langevin_shift (phi4 with a langevin or mala pass;
+                           the free kernel's shift, see the README), mala_acceptance (mala)
     /observables/<name>    float64 [n] when R = 1, [n, R] when R > 1 (column r = replica r);
                            ising/potts/on: energy, magnetization (on: the modulus |m|), ...;
                            on: magnetization_0 .. _{n-1}, for n = 2 helicity_0 .. _{d-1};

@@ -39,6 +39,7 @@ constexpr KeyRule kSchema[] = {
     {"update", "step"},
     {"update", "tune"},
     {"update", "target_acceptance"},
+    {"update", "langevin_step"},
     {"run", "thermalization"},
     {"run", "measurements"},
     {"run", "measure_every"},
@@ -92,15 +93,25 @@ std::string where_key(const toml::key& key, const toml::node& value, const std::
   return fallback;
 }
 
+/// The shortest text that reads back to the same double: 0.3, not 0.2999...; always reads as
+/// a float (1.0, not 1).
+std::string shortest(double x) {
+  char buffer[32];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, x).ptr;
+  std::string text(buffer, end);
+  if (text.find_first_of(".eni") == std::string::npos) text += ".0";
+  return text;
+}
+
+/// Whether an update sequence has a whole-lattice Langevin pass.
+bool uses_langevin(const std::vector<std::string>& sequence) {
+  return std::any_of(sequence.begin(), sequence.end(),
+                     [](const std::string& a) { return a == "langevin" || a == "mala"; });
+}
+
 std::string show(const toml::node& node) {
   std::ostringstream os;
-  if (const auto* f = node.as_floating_point()) {
-    char shortest[32];  // the shortest text that reads back to the same double: 0.3, not 0.2999...
-    const auto end = std::to_chars(shortest, shortest + sizeof shortest, f->get()).ptr;
-    std::string text(shortest, end);
-    if (text.find_first_of(".eni") == std::string::npos) text += ".0";  // still reads as a float
-    return text;
-  }
+  if (const auto* f = node.as_floating_point()) return shortest(f->get());
   node.visit([&](auto&& v) { os << v; });
   std::string s = os.str();
   if (s.size() > 60) s = s.substr(0, 57) + "...";
@@ -431,6 +442,7 @@ std::string resolved_toml(const Config& c) {
     update.insert("tune", c.tune_step);
     update.insert("target_acceptance", c.target_acceptance);
   }
+  if (uses_langevin(c.sequence)) update.insert("langevin_step", c.langevin_step);
   toml::table t{
       {"lattice", toml::table{{"dims", dims}}},
       {"model", model},
@@ -489,6 +501,8 @@ EngineSettings Config::engine_settings() const {
   for (const std::string& a : sequence) {
     s.sequence.push_back(a == "heatbath"         ? UpdateAlgorithm::heatbath
                          : a == "overrelaxation" ? UpdateAlgorithm::overrelaxation
+                         : a == "langevin"       ? UpdateAlgorithm::langevin
+                         : a == "mala"           ? UpdateAlgorithm::mala
                                                  : UpdateAlgorithm::metropolis);
   }
   s.model = model_kind == "potts" ? ModelKind::potts
@@ -502,6 +516,7 @@ EngineSettings Config::engine_settings() const {
   s.step = step;
   s.tune_step = tune_step;
   s.target_acceptance = target_acceptance;
+  s.langevin_step = langevin_step;
   s.seed = seed;
   s.start = start == "cold" ? InitialState::cold : InitialState::hot;
   s.cpu_threads = threads;
@@ -562,7 +577,7 @@ Config read_point(const toml::table& root, const std::string& source_name,
   // The update sequence: update.algorithm names one pass, update.sequence several.
   std::vector<std::string> algorithms{"metropolis", "heatbath"};
   if (c.model_kind == "on") algorithms.push_back("overrelaxation");
-  if (c.model_kind == "phi4") algorithms = {"metropolis", "overrelaxation"};
+  if (c.model_kind == "phi4") algorithms = {"metropolis", "overrelaxation", "langevin", "mala"};
   const toml::node* algorithm_node = r.find("update", "algorithm");
   const toml::node* sequence_node = r.find("update", "sequence");
   if (algorithm_node && sequence_node) {
@@ -592,9 +607,10 @@ Config read_point(const toml::table& root, const std::string& source_name,
       r.fail(*node, "update.step", "must be > 0 (initial Metropolis step size)");
     }
     c.tune_step = r.boolean("update", "tune", true,
-                            "tune the Metropolis step during thermalization, then freeze it");
+                            "tune the Metropolis (and MALA) step during thermalization, then "
+                            "freeze it");
     c.target_acceptance = r.number("update", "target_acceptance", 0.5, 0.0,
-                                   "Metropolis acceptance the tuning aims at, in (0, 1)");
+                                   "Metropolis (and MALA) acceptance the tuning aims at, in (0, 1)");
     if (const toml::node* node = r.find("update", "target_acceptance");
         node && !(c.target_acceptance > 0.0 && c.target_acceptance < 1.0)) {
       r.fail(*node, "update.target_acceptance", "must be strictly between 0 and 1");
@@ -602,6 +618,27 @@ Config read_point(const toml::table& root, const std::string& source_name,
   } else {
     for (const char* key : {"hits", "step", "tune", "target_acceptance"})
       only_for("update", key, "continuous models (\"on\", \"phi4\")");
+  }
+  if (uses_langevin(c.sequence)) {
+    c.langevin_step = r.number("update", "langevin_step", 0.1, 0.0,
+                               "Langevin time step epsilon, > 0");
+    if (const toml::node* node = r.find("update", "langevin_step");
+        node && !(c.langevin_step > 0.0 && c.langevin_step <= 100.0)) {
+      r.fail(*node, "update.langevin_step", "must be > 0 and <= 100 (Langevin time step)");
+    }
+  } else {
+    only_for("update", "langevin_step", "\"langevin\" and \"mala\" passes");
+  }
+  // At lambda = 0 the action is Gaussian with M(0) = 2 - 4 d kappa: unbounded below (no
+  // equilibrium) unless kappa < 1/(2d).
+  if (c.model_kind == "phi4" && c.lambda == 0.0 &&
+      !(2.0 - 4.0 * static_cast<double>(c.dims.size()) * c.kappa > 0.0) && !c.dims.empty()) {
+    const toml::node* node = r.find("model", "kappa");
+    if (node) {
+      r.fail(*node, "model.kappa",
+             "at model.lambda = 0 the action is unbounded below unless kappa < 1/(2d) = " +
+                 shortest(1.0 / (2.0 * static_cast<double>(c.dims.size()))));
+    }
   }
   // In one dimension at h = 0, a two-state Metropolis update flips every spin with dE = 0 for
   // certain, so checkerboard sweeps move domain walls ballistically and conserve the number

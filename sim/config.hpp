@@ -46,6 +46,7 @@ struct Config {
   double step = 1.0;                  ///< continuous models: initial Metropolis step
   bool tune_step = true;
   double target_acceptance = 0.5;
+  double langevin_step = 0.1;  ///< phi^4 langevin / mala passes: time step epsilon
   int64_t thermalization = 0;
   int64_t measurements = 0;
   int64_t measure_every = 1;

@@ -40,7 +40,8 @@ struct EngineSettings {
   int hits = 1;                    ///< Metropolis proposals per site and pass (continuous models)
   double step = 1.0;               ///< initial Metropolis step size (continuous models)
   bool tune_step = true;           ///< tune the step during thermalization, then freeze it
-  double target_acceptance = 0.5;  ///< of Metropolis proposals, when tuning
+  double target_acceptance = 0.5;  ///< of Metropolis (and MALA) proposals, when tuning
+  double langevin_step = 0.1;      ///< Fourier-accelerated Langevin time step (phi^4)
   uint64_t seed = 0;
   InitialState start = InitialState::hot;
   int replicas = 1;  ///< independent chains of the same parameters, updated together
@@ -102,11 +103,17 @@ inline size_t site_bytes(const EngineSettings& s) {
   }
 }
 
-/// The Metropolis step and its acceptance, for models with a continuous proposal.
+/// The Metropolis step and its acceptance, for models with a continuous proposal, and the
+/// parameters of Fourier-accelerated Langevin passes.
 struct StepTuning {
   bool applies = false;      ///< the model has a tunable step and the sequence a Metropolis pass
   double step = 0.0;         ///< the step in use (frozen after thermalization)
   double acceptance = -1.0;  ///< over the last block of thermalization sweeps; -1: not measured
+  bool langevin = false;     ///< the sequence has a langevin or mala pass
+  bool adjusted = false;     ///< ... and it is Metropolis-adjusted (mala)
+  double langevin_step = 0.0;         ///< epsilon in use (tuned for mala, then frozen)
+  double langevin_shift = 0.0;        ///< shift of the free kernel (see sim/fourier_langevin.hpp)
+  double langevin_acceptance = -1.0;  ///< mala: over the last block of thermalization sweeps
 };
 
 /// A Markov chain (or several replicas of it) on one backend. Sweep indices are global: sweep

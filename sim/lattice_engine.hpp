@@ -3,6 +3,7 @@
 // CudaExec) and a model (kernels/models/lattice_model.hpp).
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,7 @@
 #include "kernels/spectral/structure_factor.hpp"
 #include "kernels/spectral/timeslice.hpp"
 #include "sim/engine.hpp"
+#include "sim/fourier_langevin.hpp"
 
 namespace lattica {
 
@@ -74,6 +76,14 @@ class LatticeEngine final : public Engine {
         accepted_ = exec_.template allocate<uint8_t>(settings.replicas * lattice_.half_volume);
       }
     }
+    if (std::any_of(settings.sequence.begin(), settings.sequence.end(), is_whole_lattice)) {
+      if constexpr (Model::kFourierLangevin) {
+        langevin_ = std::make_unique<FourierLangevin<Exec, D, Model>>(
+            exec_, settings.dims, settings.replicas, settings.langevin_step);
+      } else {
+        throw InputError("update.algorithm: langevin and mala are for phi^4 only");
+      }
+    }
   }
 
   void initialize() override {
@@ -87,13 +97,17 @@ class LatticeEngine final : public Engine {
   }
 
   void thermalization_sweep(uint64_t first, uint64_t count) override {
-    if (metropolis_passes_ == 0) return sweep(first, count);
+    if (metropolis_passes_ == 0 && !langevin_) return sweep(first, count);
     // One slot per Metropolis half-pass of the block, read back once at its end.
     const int64_t slots = static_cast<int64_t>(count) * metropolis_passes_ * 2;
     if (acceptance_sums_.size() < slots)
       acceptance_sums_ = exec_.template allocate<long long>(slots);
     acceptance_slots_ = 0;
     for (uint64_t s = first; s < first + count; ++s) sweep_once(s, true);
+    if constexpr (Model::kFourierLangevin) {
+      if (langevin_) tune_langevin();
+    }
+    if (metropolis_passes_ == 0) return;
     host_acceptance_.resize(static_cast<size_t>(slots));
     exec_.copy_to_host(acceptance_sums_, host_acceptance_.data(), slots);
     long long accepted = 0;
@@ -116,6 +130,14 @@ class LatticeEngine final : public Engine {
       t.applies = metropolis_passes_ > 0;
       t.step = params_.step;
       t.acceptance = acceptance_;
+    }
+    if (langevin_) {
+      t.langevin = true;
+      t.adjusted = std::count(settings_.sequence.begin(), settings_.sequence.end(),
+                              UpdateAlgorithm::mala) > 0;
+      t.langevin_step = langevin_->step();
+      t.langevin_shift = langevin_->shift();
+      t.langevin_acceptance = langevin_acceptance_;
     }
     return t;
   }
@@ -165,6 +187,12 @@ class LatticeEngine final : public Engine {
     for (int64_t i = 0; i < n; ++i) {
       Model::observables(params_, host_sums_[static_cast<size_t>(i)],
                          static_cast<double>(lattice_.volume()), &out.values[i * n_obs]);
+    }
+    if (langevin_ && !std::all_of(out.values.begin(), out.values.end(),
+                                  [](double v) { return std::isfinite(v); })) {
+      throw std::runtime_error(
+          "the Langevin dynamics diverged (observables are not finite): lower "
+          "update.langevin_step, or use \"mala\", whose accept/reject keeps it stable");
     }
     out.spectral_rows = spectral_rows_;
     out.spectral_values.resize(spectral_rows_.size() * 2 * replicas());
@@ -310,6 +338,14 @@ class LatticeEngine final : public Engine {
   void sweep_once(uint64_t s, bool count_accepted) {
     for (size_t pass = 0; pass < settings_.sequence.size(); ++pass) {
       const UpdateAlgorithm algorithm = settings_.sequence[pass];
+      if (is_whole_lattice(algorithm)) {
+        if constexpr (Model::kFourierLangevin) {
+          if (!langevin_->shift_ready()) langevin_->set_shift(params_, spins_.data());
+          langevin_->step(lattice_, params_, spins_.data(), lexicographic_.data(),
+                          algorithm == UpdateAlgorithm::mala, s, static_cast<uint32_t>(pass));
+        }
+        continue;
+      }
       const bool count = count_accepted && algorithm == UpdateAlgorithm::metropolis;
       for (int colour = 0; colour < 2; ++colour) {
         exec_.for_each(replicas() * lattice_.half_volume,
@@ -322,6 +358,19 @@ class LatticeEngine final : public Engine {
                                                     acceptance_sums_.data() + acceptance_slots_++);
         }
       }
+    }
+  }
+
+  /// After a block of thermalization sweeps: the kernel's shift re-estimated from the field
+  /// (always: it is not an input), the MALA acceptance, and with tuning the MALA step rescaled
+  /// towards the target as the Metropolis step is.
+  void tune_langevin() {
+    langevin_->set_shift(params_, spins_.data());
+    langevin_acceptance_ = langevin_->take_acceptance();
+    if (settings_.tune_step && langevin_acceptance_ >= 0) {
+      const double ratio =
+          std::clamp(langevin_acceptance_ / settings_.target_acceptance, 0.5, 2.0);
+      langevin_->set_step(std::clamp(langevin_->step() * ratio, kMinStep, kMaxStep));
     }
   }
 
@@ -382,6 +431,9 @@ class LatticeEngine final : public Engine {
   std::vector<unsigned long long> host_counts_;
   std::vector<long long> host_acceptance_;
   std::vector<ExactHistogram> histograms_;
+  // Fourier-accelerated Langevin passes (phi^4 with langevin or mala in the sequence).
+  std::unique_ptr<FourierLangevin<Exec, D, Model>> langevin_;
+  double langevin_acceptance_ = -1.0;
 };
 
 /// The engine of one model for the lattice dimension in settings.

@@ -93,6 +93,14 @@ void run_point(const lattica::Config& config, bool force, bool quiet) {
       else
         std::fprintf(stderr, "sim: Metropolis step %.6g (no thermalization to tune it)\n", t.step);
     }
+    if (t.langevin) {
+      std::fprintf(stderr, "sim: Langevin step %.6g%s, kernel shift %.6g", t.langevin_step,
+                   t.adjusted && config.tune_step ? " (tuned during thermalization)" : "",
+                   t.langevin_shift);
+      if (t.adjusted && t.langevin_acceptance >= 0)
+        std::fprintf(stderr, ", MALA acceptance %.3f", t.langevin_acceptance);
+      std::fprintf(stderr, "\n");
+    }
   }
 }
 

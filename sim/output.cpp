@@ -442,10 +442,18 @@ std::vector<hsize_t> OutputFile::snapshot_tail() const {
 }
 
 void OutputFile::write_step_tuning(const StepTuning& tuning) {
-  if (!tuning.applies) return;
+  std::vector<std::pair<const char*, double>> values;
+  if (tuning.applies) {
+    values.push_back({"metropolis_step", tuning.step});
+    values.push_back({"metropolis_acceptance", tuning.acceptance});
+  }
+  if (tuning.langevin) {
+    values.push_back({"langevin_step", tuning.langevin_step});
+    values.push_back({"langevin_shift", tuning.langevin_shift});
+    if (tuning.adjusted) values.push_back({"mala_acceptance", tuning.langevin_acceptance});
+  }
   const hid_t root = file_.get();
-  for (const auto& [name, value] : {std::pair<const char*, double>{"metropolis_step", tuning.step},
-                                    {"metropolis_acceptance", tuning.acceptance}}) {
+  for (const auto& [name, value] : values) {
     if (H5_CHECK(H5Aexists(root, name)) > 0) H5_CHECK(H5Adelete(root, name));
     write_numeric_attribute(root, name, H5T_NATIVE_DOUBLE, &value, 1, true);
   }

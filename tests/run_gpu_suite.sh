@@ -66,7 +66,7 @@ for input in inputs/*.toml; do
   [ "$name" = lattice ] && continue
   grep -qE '^\s*(beta|h|kappa|lambda)\s*=\s*[\[{]|^\s*dims\s*=\s*\[\s*\[' "$input" && continue
   sim "$input" --output "/tmp/example_$name.h5" --force > "$logs/example_$name.log" 2>&1
-  record "sim $input" "rc=$? $(grep -E 'sim: wrote|Metropolis step' "$logs/example_$name.log" | sed 's/^sim: //' | tr '\n' ' ')"
+  record "sim $input" "rc=$? $(grep -E 'sim: wrote|Metropolis step|Langevin step' "$logs/example_$name.log" | sed 's/^sim: //' | tr '\n' ' ')"
 done
 
 printf '\n==== GPU suite summary (%s) ====\n' "$(cat "$logs/gpu.txt")"

@@ -131,6 +131,12 @@ class CpuExec {
                         int64_t copies) const {
     checkerboard_to_lexicographic_host(lattice, from, to, copies);
   }
+  /// The inverse of to_lexicographic.
+  template <int D, class T>
+  void from_lexicographic(const Checkerboard<D>& lattice, const T* from, T* to,
+                          int64_t copies) const {
+    lexicographic_to_checkerboard_host(lattice, from, to, copies);
+  }
 
   using Fft = CpuFft;
   /// FFTs of `batch` real arrays of extents dims (FFTW).

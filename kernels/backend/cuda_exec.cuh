@@ -173,6 +173,12 @@ class CudaExec {
                         int64_t copies) const {
     checkerboard_to_lexicographic(lattice, from, to, copies, stream_);
   }
+  /// The inverse of to_lexicographic; asynchronous.
+  template <int D, class T>
+  void from_lexicographic(const Checkerboard<D>& lattice, const T* from, T* to,
+                          int64_t copies) const {
+    lexicographic_to_checkerboard(lattice, from, to, copies, stream_);
+  }
 
   using Fft = CudaFft;
   /// FFTs of `batch` real arrays of extents dims (cuFFT, on this policy's stream).

@@ -86,6 +86,7 @@ struct IsingModel {
   using Sums = IsingSums;
   static constexpr bool kExactHistograms = true;
   static constexpr bool kTunableStep = false;
+  static constexpr bool kFourierLangevin = false;
 
   /// All +1 (cold) or independent +-1 from the initial-state stream (hot).
   LATTICA_HD_INLINE static Spin initial(const Params& p, bool hot, uint32_t replica, int64_t site) {

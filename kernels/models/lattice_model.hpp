@@ -8,6 +8,8 @@
 //     exact integers for discrete models, doubles summed in a fixed order for continuous ones);
 //   static constexpr bool kExactHistograms: whether histogram_total() exists;
 //   static constexpr bool kTunableStep: whether Params::step is a Metropolis step size;
+//   static constexpr bool kFourierLangevin: whether langevin_force/langevin_potential exist
+//     (kernels/spectral/langevin.hpp);
 //   static Spin initial(const Params&, bool hot, uint32_t replica, int64_t site);
 //   template <int D> static Spin update(const Params&, UpdateAlgorithm, Spin old,
 //       const Spin (&nb)[2 * D], SiteRandom&, int& accepted);   // nb: +0, -0, +1, -1, ...
@@ -25,7 +27,13 @@
 
 namespace lattica {
 
-enum class UpdateAlgorithm { metropolis, heatbath, overrelaxation };
+/// Passes of a sweep. langevin and mala move the whole lattice at once (Fourier-accelerated
+/// Langevin, unadjusted or Metropolis-adjusted; models with kFourierLangevin); the others
+/// update one checkerboard colour at a time.
+enum class UpdateAlgorithm { metropolis, heatbath, overrelaxation, langevin, mala };
+inline bool is_whole_lattice(UpdateAlgorithm a) {
+  return a == UpdateAlgorithm::langevin || a == UpdateAlgorithm::mala;
+}
 
 /// How a configuration is written to a snapshot: `components` values of `type` per site.
 enum class ElementType { int8, uint8, float32, float64 };

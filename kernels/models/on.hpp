@@ -68,6 +68,7 @@ struct OnModel {
   using Sums = OnSums;
   static constexpr bool kExactHistograms = false;
   static constexpr bool kTunableStep = true;
+  static constexpr bool kFourierLangevin = false;
   /// Rejection loops stop here, a few blocks short of the site's kMaxRngDraws.
   static constexpr uint32_t kLastTry = static_cast<uint32_t>(kMaxRngDraws) - 4;
 

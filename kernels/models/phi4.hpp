@@ -12,6 +12,8 @@
 //   Jacobian, so this is exact for any c; this c leaves the Gaussian part invariant at
 //   lambda = 0 (always accepted) and tends to a spin flip about the shifted minima +-1 at
 //   large lambda (Ising limit), so it is accepted often in both limits.
+// - Fourier-accelerated Langevin, unadjusted or Metropolis-adjusted: whole-lattice moves, see
+//   kernels/spectral/langevin.hpp.
 
 #include <cmath>
 #include <cstdint>
@@ -54,6 +56,7 @@ struct Phi4Model {
   using Sums = Phi4Sums;
   static constexpr bool kExactHistograms = false;
   static constexpr bool kTunableStep = true;
+  static constexpr bool kFourierLangevin = true;
 
   /// phi = 1 (cold) or independent uniform values in (-1, 1) (hot).
   LATTICA_HD_INLINE static Spin initial(const Params& p, bool hot, uint32_t replica, int64_t site) {
@@ -98,6 +101,17 @@ struct Phi4Model {
       }
     }
     return phi;
+  }
+
+  /// Fourier-accelerated Langevin (kernels/spectral/langevin.hpp) splits the action as
+  /// S = (1/2) phi A phi + sum_x u(phi_x) with A's symbol 2 + shift - 4 kappa sum_mu cos k_mu,
+  /// so u(phi) = lambda (phi^2 - 1)^2 - h phi - shift phi^2 / 2 and F = -u'(phi).
+  LATTICA_HD_INLINE static double langevin_potential(const Params& p, double shift, double phi) {
+    const double phi2 = phi * phi;
+    return p.lambda * (phi2 - 1.0) * (phi2 - 1.0) - p.field * phi - 0.5 * shift * phi2;
+  }
+  LATTICA_HD_INLINE static double langevin_force(const Params& p, double shift, double phi) {
+    return -4.0 * p.lambda * phi * (phi * phi - 1.0) + p.field + shift * phi;
   }
 
   /// The order-parameter field (for structure factors): phi itself.

@@ -99,6 +99,7 @@ struct PottsModel {
   using Sums = PottsSums;
   static constexpr bool kExactHistograms = true;
   static constexpr bool kTunableStep = false;
+  static constexpr bool kFourierLangevin = false;
 
   /// All in state 0 (cold) or independent uniform states from the initial-state stream (hot).
   LATTICA_HD_INLINE static Spin initial(const Params& p, bool hot, uint32_t replica, int64_t site) {

@@ -22,6 +22,7 @@ namespace lattica {
 enum class RngStream : uint32_t {
   site_update = 0,    ///< per-site Monte Carlo moves, step = update_step(sweep, pass, draw)
   initial_state = 1,  ///< hot start, step = 0
+  mala_accept = 2,    ///< a whole-lattice proposal's accept/reject, site = 0, step as site_update
   test = 0xFF,        ///< reserved for tests
 };
 

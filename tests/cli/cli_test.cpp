@@ -767,6 +767,42 @@ TEST_F(Cli, Phi4RunWritesKappaLambdaAndScalarSnapshots) {
   EXPECT_NEAR(read_doubles(file.get(), "/observables/phi").back(), sum / 192, 1e-12);
 }
 
+// Fourier-accelerated Langevin end to end: the step, shift and MALA acceptance in the file and
+// the summary line; a diverging unadjusted run fails with the cause instead of writing NaNs.
+TEST_F(Cli, Phi4MalaRunRecordsLangevinParameters) {
+  std::ofstream(path("mala.toml")) << "[lattice]\ndims = [8, 8]\n"
+                                       "[model]\nkind = \"phi4\"\nkappa = 0.25\nlambda = 0.5\n"
+                                       "[update]\nsequence = [\"mala\", \"overrelaxation\"]\n"
+                                       "langevin_step = 0.3\n"
+                                       "[run]\nthermalization = 200\nmeasurements = 50\n"
+                                       "seed = 4\nbackend = \"cpu\"\n";
+  const RunResult ok = sim({path("mala.toml"), "-o", "mala.h5"});
+  ASSERT_EQ(ok.exit_code, 0) << ok;
+  EXPECT_NE(ok.err.find("MALA acceptance"), std::string::npos) << ok;
+  const H5Id file = open_file(path("mala.h5"));
+  EXPECT_EQ(string_attribute(file.get(), "algorithm"), "mala, overrelaxation");
+  const double step = numeric_attribute<double>(file.get(), "langevin_step", H5T_NATIVE_DOUBLE).at(0);
+  const double shift =
+      numeric_attribute<double>(file.get(), "langevin_shift", H5T_NATIVE_DOUBLE).at(0);
+  const double acceptance =
+      numeric_attribute<double>(file.get(), "mala_acceptance", H5T_NATIVE_DOUBLE).at(0);
+  EXPECT_GT(step, 0.0);
+  EXPECT_NE(step, 0.3);  // tuned (update.tune defaults to true)
+  EXPECT_GT(shift, 0.0);  // lambda (12 <phi^2> - 4) > 0 at these couplings
+  EXPECT_NEAR(acceptance, 0.5, 0.25);
+  EXPECT_EQ(H5Aexists(file.get(), "metropolis_step"), 0);  // no Metropolis pass
+
+  std::ofstream(path("ula.toml")) << "[lattice]\ndims = [8, 8]\n"
+                                      "[model]\nkind = \"phi4\"\nkappa = 0.25\nlambda = 0.5\n"
+                                      "[update]\nalgorithm = \"langevin\"\nlangevin_step = 5.0\n"
+                                      "[run]\nthermalization = 20\nmeasurements = 100\n"
+                                      "seed = 4\nbackend = \"cpu\"\n";
+  const RunResult diverged = sim({path("ula.toml"), "-o", "ula.h5"});
+  EXPECT_NE(diverged.exit_code, 0) << diverged;
+  EXPECT_NE(diverged.exit_code, 2) << diverged;  // not an input error: a runtime failure
+  EXPECT_NE(diverged.err.find("diverged"), std::string::npos) << diverged;
+}
+
 TEST_F(Cli, ContinuousModelInputErrorsExitTwo) {
   for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
            {"--set", "model.kind=on"},  // model.n missing

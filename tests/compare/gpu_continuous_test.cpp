@@ -29,6 +29,8 @@ using Sequence = std::vector<UpdateAlgorithm>;
 constexpr UpdateAlgorithm kMetropolis = UpdateAlgorithm::metropolis;
 constexpr UpdateAlgorithm kHeatBath = UpdateAlgorithm::heatbath;
 constexpr UpdateAlgorithm kOverrelaxation = UpdateAlgorithm::overrelaxation;
+constexpr UpdateAlgorithm kLangevin = UpdateAlgorithm::langevin;
+constexpr UpdateAlgorithm kMala = UpdateAlgorithm::mala;
 
 struct ContinuousCase {
   const char* name;
@@ -137,8 +139,13 @@ TEST_P(GpuContinuous, SameChainAsCpuToRounding) {
   gpu->initialize();
   cpu->thermalization_sweep(0, 10);
   gpu->thermalization_sweep(0, 10);
-  EXPECT_NEAR(gpu->step_tuning().acceptance, cpu->step_tuning().acceptance, 1e-3);
-  EXPECT_NEAR(gpu->step_tuning().step, cpu->step_tuning().step, 1e-3 * cpu->step_tuning().step);
+  const StepTuning on_cpu = cpu->step_tuning(), on_gpu = gpu->step_tuning();
+  EXPECT_NEAR(on_gpu.acceptance, on_cpu.acceptance, 1e-3);
+  EXPECT_NEAR(on_gpu.step, on_cpu.step, 1e-3 * on_cpu.step);
+  // The Langevin kernel's shift and the MALA acceptance (whole replicas accepted or not).
+  EXPECT_EQ(on_gpu.langevin_acceptance, on_cpu.langevin_acceptance);
+  EXPECT_NEAR(on_gpu.langevin_shift, on_cpu.langevin_shift, 1e-6 * (1 + on_cpu.langevin_shift));
+  EXPECT_NEAR(on_gpu.langevin_step, on_cpu.langevin_step, 1e-12);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -164,7 +171,14 @@ INSTANTIATE_TEST_SUITE_P(
         ContinuousCase{"Phi4_2d_float_metropolis_field", ModelKind::phi4, 0, Precision::float32,
                        {128, 64}, 0.25, 0.05, {kMetropolis}, 2},
         ContinuousCase{"Phi4_4d_metropolis", ModelKind::phi4, 0, Precision::float64,
-                       {6, 6, 6, 6}, 0.1, 0.0, {kMetropolis}, 1, 3}),
+                       {6, 6, 6, 6}, 0.1, 0.0, {kMetropolis}, 1, 3},
+        // Fourier-accelerated Langevin: cuFFT against FFTW, the accept/reject on the device.
+        ContinuousCase{"Phi4_3d_langevin_two_replicas", ModelKind::phi4, 0, Precision::float64,
+                       {16, 16, 12}, 0.18, 0.02, {kLangevin}, 1, 2},
+        ContinuousCase{"Phi4_2d_float_mala_metropolis", ModelKind::phi4, 0, Precision::float32,
+                       {64, 32}, 0.25, 0.0, {kMala, kMetropolis}, 1, 3},
+        ContinuousCase{"Phi4_4d_mala_overrelaxation", ModelKind::phi4, 0, Precision::float64,
+                       {6, 4, 6, 8}, 0.1, 0.05, {kMala, kOverrelaxation}, 1, 2}),
     [](const ::testing::TestParamInfo<ContinuousCase>& info) {
       return std::string(info.param.name);
     });
@@ -175,7 +189,7 @@ TEST(GpuContinuousStages, HotStartAndOneSweepOfEachAlgorithm) {
   for (ModelKind model : {ModelKind::on, ModelKind::phi4}) {
     const Sequence algorithms = model == ModelKind::on
                                     ? Sequence{kMetropolis, kHeatBath, kOverrelaxation}
-                                    : Sequence{kMetropolis, kOverrelaxation};
+                                    : Sequence{kMetropolis, kOverrelaxation, kLangevin, kMala};
     for (UpdateAlgorithm a : algorithms) {
       ContinuousCase c{"stage", model, 2, Precision::float64, {16, 12}, 0.9, 0.1, {a}, 2};
       auto cpu = make_cpu_engine(settings_of(c));

@@ -28,17 +28,22 @@ StructureFactorTables measure(EngineSettings s, int64_t measurements, int64_t ev
 }
 
 // S(k) = <|phi(k)|^2> / V = 1 / M(k), M(k) = 2 - 4 kappa sum_mu cos k_mu, for every mode.
-void check_free_field(const std::vector<int64_t>& dims, double kappa) {
+// `every` sweeps between measurements keep them nearly independent, so the naive errors are
+// close to right.
+void check_free_field(const std::vector<int64_t>& dims, double kappa,
+                      std::vector<UpdateAlgorithm> sequence, int64_t every,
+                      double langevin_step = 0.1) {
   EngineSettings s;
   s.model = ModelKind::phi4;
   s.dims = dims;
   s.kappa = kappa;
   s.lambda = 0.0;
-  s.sequence = {UpdateAlgorithm::metropolis, UpdateAlgorithm::overrelaxation};
+  s.sequence = std::move(sequence);
   s.hits = 2;
+  s.langevin_step = langevin_step;
   s.replicas = 2;
   s.seed = 99;
-  const StructureFactorTables t = measure(s, 3000, 3);
+  const StructureFactorTables t = measure(s, 3000, every);
   const int d = static_cast<int>(dims.size());
   double chi2 = 0, worst = 0;
   for (size_t k = 0; k < t.s.size(); ++k) {
@@ -54,16 +59,32 @@ void check_free_field(const std::vector<int64_t>& dims, double kappa) {
     worst = std::max(worst, std::fabs(z));
   }
   const double dof = static_cast<double>(t.s.size());
-  // Each mode within 5 sigma (hundreds of modes), and the z-scores' spread near 1: measurements
-  // 3 sweeps apart are nearly independent, so the naive errors are close to right.
+  // Each mode within 5 sigma (hundreds of modes), and the z-scores' spread near 1.
   EXPECT_LT(worst, 5.0) << "d = " << d;
   EXPECT_LT(chi2 / dof, 1.6) << "d = " << d << ": mean z^2 over " << dof << " modes";
   EXPECT_GT(chi2 / dof, 0.6) << "d = " << d;
 }
 
-TEST(StructureFactor, FreeFieldPropagatorEveryModeTwoDimensions) { check_free_field({16, 12}, 0.2); }
+constexpr UpdateAlgorithm kMetropolis = UpdateAlgorithm::metropolis;
+constexpr UpdateAlgorithm kOverrelaxation = UpdateAlgorithm::overrelaxation;
+
+TEST(StructureFactor, FreeFieldPropagatorEveryModeTwoDimensions) {
+  check_free_field({16, 12}, 0.2, {kMetropolis, kOverrelaxation}, 3);
+}
 TEST(StructureFactor, FreeFieldPropagatorEveryModeThreeDimensions) {
-  check_free_field({8, 8, 6}, 0.13);
+  check_free_field({8, 8, 6}, 0.13, {kMetropolis, kOverrelaxation}, 3);
+}
+
+// Fourier-accelerated Langevin treats the free part exactly, so at lambda = 0 even the
+// unadjusted dynamics samples G(p) = 1/M(p) for any step, large steps included; every mode
+// decorrelates by e^{-epsilon} per step (e^{-2 epsilon} in S(k)), so 2 steps at epsilon = 1
+// apart are nearly independent.
+TEST(StructureFactor, FreeFieldPropagatorEveryModeUnadjustedLangevinAnyStep) {
+  check_free_field({16, 12}, 0.2, {UpdateAlgorithm::langevin}, 2, 1.0);
+  check_free_field({8, 8, 6}, 0.13, {UpdateAlgorithm::langevin}, 1, 3.0);
+}
+TEST(StructureFactor, FreeFieldPropagatorEveryModeMala) {
+  check_free_field({8, 6, 4, 4}, 0.1, {UpdateAlgorithm::mala}, 1, 2.0);
 }
 
 // Per configuration, G(e_0) + G(e_1) = (1/V) sum_x s_x (s_{x+e0} + s_{x+e1}) = -e (h = 0), so

@@ -88,6 +88,14 @@ TEST(ThreadIndependence, Phi4) {
   s.sequence = {UpdateAlgorithm::metropolis, UpdateAlgorithm::overrelaxation};
   expect_thread_independent(s);
 }
+TEST(ThreadIndependence, Phi4FourierLangevin) {
+  EngineSettings s = settings({16, 8, 6}, 0.0, 0.02, UpdateAlgorithm::mala, InitialState::hot);
+  s.model = ModelKind::phi4;
+  s.kappa = 0.18;
+  s.lambda = 1.1;
+  s.sequence = {UpdateAlgorithm::mala, UpdateAlgorithm::langevin, UpdateAlgorithm::metropolis};
+  expect_thread_independent(s);
+}
 
 TEST(ChainIndependence, SplittingSweepsDoesNotChangeTheChain) {
   EngineSettings s = settings({32, 32}, 0.44, 0.0, UpdateAlgorithm::metropolis, InitialState::hot);

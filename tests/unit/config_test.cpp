@@ -850,6 +850,41 @@ TEST(Config, ContinuousModelErrorsNameKeyValueAndReason) {
                           {"update.algorithm", "\"metropolis\", \"heatbath\""}));
 }
 
+TEST(Config, FourierLangevinKeys) {
+  auto errors_in = [](const std::string& text) {
+    try {
+      parse_config(text, "in.toml");
+    } catch (const ConfigError& e) {
+      return e.messages();
+    }
+    return std::vector<std::string>{};
+  };
+  const Config c = parse_config(kPhi4 + "[update]\nsequence = [\"mala\", \"overrelaxation\", "
+                                        "\"langevin\"]\nlangevin_step = 0.25\n",
+                                "phi4.toml");
+  const EngineSettings s = c.engine_settings();
+  EXPECT_EQ(s.sequence, (std::vector<UpdateAlgorithm>{UpdateAlgorithm::mala,
+                                                      UpdateAlgorithm::overrelaxation,
+                                                      UpdateAlgorithm::langevin}));
+  EXPECT_EQ(s.langevin_step, 0.25);
+  EXPECT_EQ(parse_config(c.resolved_toml, "r.toml").langevin_step, 0.25);
+  EXPECT_EQ(parse_config(kPhi4 + "[update]\nalgorithm = \"langevin\"\n", "p.toml").langevin_step,
+            0.1);
+  EXPECT_TRUE(has_message(errors_in(kPhi4 + "[update]\nalgorithm = \"mala\"\nlangevin_step = 0\n"),
+                          {"update.langevin_step = 0", "> 0"}));
+  EXPECT_TRUE(has_message(errors_in(kPhi4 + "[update]\nlangevin_step = 0.2\n"),
+                          {"update.langevin_step", "only \"langevin\" and \"mala\" passes"}));
+  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\nalgorithm = \"langevin\"\n"),
+                          {"update.algorithm", "langevin", "\"metropolis\", \"heatbath\""}));
+  // The Gaussian model has no equilibrium at kappa >= 1/(2d), whatever the algorithm.
+  const std::string gaussian = std::string(kPhi4).replace(kPhi4.find("lambda = 0.5"), 12,
+                                                          "lambda = 0.0");
+  EXPECT_TRUE(errors_in(gaussian).empty());
+  EXPECT_TRUE(has_message(errors_in(std::string(gaussian).replace(gaussian.find("kappa = 0.2"),
+                                                                   11, "kappa = 0.25")),
+                          {"model.kappa = 0.25", "unbounded below", "1/(2d) = 0.25"}));
+}
+
 TEST(Config, KappaAndLambdaCanBeSwept) {
   const RunPlan plan = parse_plan(
       std::string(kPhi4)
