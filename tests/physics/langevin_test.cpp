@@ -7,21 +7,17 @@
 
 #include <cmath>
 
+#include "tests/support/settings.hpp"
 #include "tests/support/statistics.hpp"
 
 namespace lattica::test {
 namespace {
 
+/// phi^4 with Langevin passes of step epsilon (not tuned), on two threads.
 EngineSettings phi4(std::vector<int64_t> dims, double kappa, double lambda, double h,
-                    std::vector<UpdateAlgorithm> sequence, double langevin_step) {
-  EngineSettings s;
-  s.model = ModelKind::phi4;
-  s.dims = std::move(dims);
-  s.kappa = kappa;
-  s.lambda = lambda;
-  s.field = h;
-  s.sequence = std::move(sequence);
-  s.langevin_step = langevin_step;
+                    std::vector<UpdateAlgorithm> sequence, double epsilon) {
+  EngineSettings s = phi4_settings(std::move(dims), kappa, lambda, h, std::move(sequence));
+  s.langevin_step = epsilon;
   s.tune_step = false;
   s.seed = 2718;
   s.cpu_threads = 2;

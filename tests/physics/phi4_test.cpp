@@ -8,6 +8,7 @@
 
 #include "kernels/models/phi4.hpp"
 #include "tests/support/exact_ising.hpp"
+#include "tests/support/settings.hpp"
 #include "tests/support/statistics.hpp"
 
 namespace lattica::test {
@@ -16,23 +17,6 @@ namespace {
 using Sequence = std::vector<UpdateAlgorithm>;
 constexpr UpdateAlgorithm kMetropolis = UpdateAlgorithm::metropolis;
 constexpr UpdateAlgorithm kOverrelaxation = UpdateAlgorithm::overrelaxation;
-
-EngineSettings phi4_settings(std::vector<int64_t> dims, double kappa, double lambda, double h,
-                             Sequence sequence, int hits,
-                             Precision precision = Precision::float64) {
-  EngineSettings s;
-  s.model = ModelKind::phi4;
-  s.dims = std::move(dims);
-  s.kappa = kappa;
-  s.lambda = lambda;
-  s.field = h;
-  s.sequence = std::move(sequence);
-  s.hits = hits;
-  s.precision = precision;
-  s.seed = 31415;
-  s.cpu_threads = 1;
-  return s;
-}
 
 /// The free field S = (1/2) phi M phi - h sum phi with M(p) = 2 - 4 kappa sum_mu cos p_mu on the
 /// periodic lattice: <phi_x> = h / M(0), and the connected propagator G(x) = (1/V) sum_p

@@ -807,38 +807,30 @@ TEST(Config, Phi4KeysAndPrecision) {
 }
 
 TEST(Config, ContinuousModelErrorsNameKeyValueAndReason) {
-  auto errors_in = [](const std::string& text) {
-    try {
-      parse_config(text, "in.toml");
-    } catch (const ConfigError& e) {
-      return e.messages();
-    }
-    return std::vector<std::string>{};
-  };
-  EXPECT_TRUE(has_message(errors_in(std::string(kXy).replace(kXy.find("n = 2"), 5, "n = 7")),
+  EXPECT_TRUE(has_message(errors_of(std::string(kXy).replace(kXy.find("n = 2"), 5, "n = 7")),
                           {"model.n = 7", "between 2 and 4"}));
   EXPECT_TRUE(has_message(
-      errors_in(std::string(kXy).replace(kXy.find("n = 2\n"), 6, "")), {"model.n is missing"}));
+      errors_of(std::string(kXy).replace(kXy.find("n = 2\n"), 6, "")), {"model.n is missing"}));
   EXPECT_TRUE(has_message(
-      errors_in(std::string(kPhi4).insert(kPhi4.find("[run]"), "beta = 0.3\n")),
+      errors_of(std::string(kPhi4).insert(kPhi4.find("[run]"), "beta = 0.3\n")),
       {"model.beta = 0.3", "phi^4 has no inverse temperature", "model.kappa and model.lambda"}));
-  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\nalgorithm = \"overrelaxation\"\n"),
+  EXPECT_TRUE(has_message(errors_of(kXy + "[update]\nalgorithm = \"overrelaxation\"\n"),
                           {"update.algorithm", "not ergodic", "update.sequence"}));
-  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\nsequence = [\"overrelaxation\"]\n"),
+  EXPECT_TRUE(has_message(errors_of(kXy + "[update]\nsequence = [\"overrelaxation\"]\n"),
                           {"update.sequence", "not ergodic"}));
-  EXPECT_TRUE(has_message(errors_in(kPhi4 + "[update]\nsequence = [\"heatbath\"]\n"),
+  EXPECT_TRUE(has_message(errors_of(kPhi4 + "[update]\nsequence = [\"heatbath\"]\n"),
                           {"update.sequence", "entry 'heatbath' is not allowed", "\"metropolis\", \"overrelaxation\""}));
-  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\nsequence = []\n"),
+  EXPECT_TRUE(has_message(errors_of(kXy + "[update]\nsequence = []\n"),
                           {"update.sequence", "1 to 16"}));
   EXPECT_TRUE(has_message(
-      errors_in(kXy + "[update]\nalgorithm = \"heatbath\"\nsequence = [\"heatbath\"]\n"),
+      errors_of(kXy + "[update]\nalgorithm = \"heatbath\"\nsequence = [\"heatbath\"]\n"),
       {"update.sequence", "not both"}));
-  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\nhits = 0\n"),
+  EXPECT_TRUE(has_message(errors_of(kXy + "[update]\nhits = 0\n"),
                           {"update.hits = 0", "between 1 and 255"}));
-  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\nstep = 0\n"), {"update.step = 0", "> 0"}));
-  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\ntarget_acceptance = 1.0\n"),
+  EXPECT_TRUE(has_message(errors_of(kXy + "[update]\nstep = 0\n"), {"update.step = 0", "> 0"}));
+  EXPECT_TRUE(has_message(errors_of(kXy + "[update]\ntarget_acceptance = 1.0\n"),
                           {"update.target_acceptance = 1.0", "between 0 and 1"}));
-  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\ntune = \"yes\"\n"),
+  EXPECT_TRUE(has_message(errors_of(kXy + "[update]\ntune = \"yes\"\n"),
                           {"update.tune", "true or false"}));
   EXPECT_TRUE(has_message(errors_of(with_section("update", "step = 0.5")),
                           {"update.step = 0.5", "only continuous models"}));
@@ -851,14 +843,6 @@ TEST(Config, ContinuousModelErrorsNameKeyValueAndReason) {
 }
 
 TEST(Config, FourierLangevinKeys) {
-  auto errors_in = [](const std::string& text) {
-    try {
-      parse_config(text, "in.toml");
-    } catch (const ConfigError& e) {
-      return e.messages();
-    }
-    return std::vector<std::string>{};
-  };
   const Config c = parse_config(kPhi4 + "[update]\nsequence = [\"mala\", \"overrelaxation\", "
                                         "\"langevin\"]\nlangevin_step = 0.25\n",
                                 "phi4.toml");
@@ -870,17 +854,17 @@ TEST(Config, FourierLangevinKeys) {
   EXPECT_EQ(parse_config(c.resolved_toml, "r.toml").langevin_step, 0.25);
   EXPECT_EQ(parse_config(kPhi4 + "[update]\nalgorithm = \"langevin\"\n", "p.toml").langevin_step,
             0.1);
-  EXPECT_TRUE(has_message(errors_in(kPhi4 + "[update]\nalgorithm = \"mala\"\nlangevin_step = 0\n"),
+  EXPECT_TRUE(has_message(errors_of(kPhi4 + "[update]\nalgorithm = \"mala\"\nlangevin_step = 0\n"),
                           {"update.langevin_step = 0", "> 0"}));
-  EXPECT_TRUE(has_message(errors_in(kPhi4 + "[update]\nlangevin_step = 0.2\n"),
+  EXPECT_TRUE(has_message(errors_of(kPhi4 + "[update]\nlangevin_step = 0.2\n"),
                           {"update.langevin_step", "only \"langevin\" and \"mala\" passes"}));
-  EXPECT_TRUE(has_message(errors_in(kXy + "[update]\nalgorithm = \"langevin\"\n"),
+  EXPECT_TRUE(has_message(errors_of(kXy + "[update]\nalgorithm = \"langevin\"\n"),
                           {"update.algorithm", "langevin", "\"metropolis\", \"heatbath\""}));
   // The Gaussian model has no equilibrium at kappa >= 1/(2d), whatever the algorithm.
   const std::string gaussian = std::string(kPhi4).replace(kPhi4.find("lambda = 0.5"), 12,
                                                           "lambda = 0.0");
-  EXPECT_TRUE(errors_in(gaussian).empty());
-  EXPECT_TRUE(has_message(errors_in(std::string(gaussian).replace(gaussian.find("kappa = 0.2"),
+  EXPECT_NO_THROW(parse_config(gaussian, "in.toml"));
+  EXPECT_TRUE(has_message(errors_of(std::string(gaussian).replace(gaussian.find("kappa = 0.2"),
                                                                    11, "kappa = 0.25")),
                           {"model.kappa = 0.25", "unbounded below", "1/(2d) = 0.25"}));
 }
