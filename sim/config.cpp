@@ -4,6 +4,8 @@
 
 #include <toml++/toml.h>
 #include <algorithm>
+#include <cstdio>
+#include <optional>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -49,6 +51,9 @@ constexpr KeyRule kSchema[] = {
     {"run", "threads"},
     {"run", "device"},
     {"run", "replicas"},
+    {"run", "checkpoint_every"},
+    {"run", "checkpoint_minutes"},
+    {"run", "walltime"},
     {"measure", "structure_factor"},
     {"measure", "structure_factor_every"},
     {"measure", "timeslice"},
@@ -101,6 +106,19 @@ std::string shortest(double x) {
   std::string text(buffer, end);
   if (text.find_first_of(".eni") == std::string::npos) text += ".0";
   return text;
+}
+
+/// Seconds of a duration "[D-]HH:MM:SS" (Slurm's format), or nothing when malformed.
+std::optional<double> parse_walltime(const std::string& text) {
+  int days = 0, hours = 0, minutes = 0, seconds = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%d-%d:%d:%d%c", &days, &hours, &minutes, &seconds, &tail) == 4 ||
+      (days = 0, std::sscanf(text.c_str(), "%d:%d:%d%c", &hours, &minutes, &seconds, &tail) == 3)) {
+    if (days >= 0 && hours >= 0 && minutes >= 0 && minutes < 60 && seconds >= 0 && seconds < 60 &&
+        (days + hours + minutes + seconds) > 0)
+      return ((days * 24.0 + hours) * 60.0 + minutes) * 60.0 + seconds;
+  }
+  return std::nullopt;
 }
 
 /// Whether an update sequence has a whole-lattice Langevin pass.
@@ -419,7 +437,7 @@ void apply_override(toml::table& root, const std::string& assignment, const std:
   parsed.get("value")->visit([&](auto&& v) { target->insert_or_assign(key, std::move(v)); });
 }
 
-std::string resolved_toml(const Config& c) {
+toml::table resolved_table(const Config& c) {
   toml::array dims;
   for (int64_t l : c.dims) dims.push_back(l);
   toml::table model{{"kind", c.model_kind}};
@@ -455,7 +473,9 @@ std::string resolved_toml(const Config& c) {
                           {"start", c.start},
                           {"threads", c.threads},
                           {"device", c.device},
-                          {"replicas", c.replicas}}},
+                          {"replicas", c.replicas},
+                          {"checkpoint_every", c.checkpoint_every},
+                          {"checkpoint_minutes", c.checkpoint_minutes}}},
       {"measure", toml::table{{"structure_factor", c.structure_factor},
                               {"structure_factor_every", c.structure_factor_every},
                               {"timeslice", c.timeslice},
@@ -465,6 +485,23 @@ std::string resolved_toml(const Config& c) {
                              {"snapshot_every", c.snapshot_every},
                              {"flush_every", c.flush_every}}},
   };
+  if (!c.walltime.empty()) t["run"].as_table()->insert("walltime", c.walltime);
+  return t;
+}
+
+std::string resolved_toml(const Config& c) {
+  std::ostringstream os;
+  os << resolved_table(c) << "\n";
+  return os.str();
+}
+
+/// The resolved keys less those a resumed run may change.
+std::string chain_toml(const Config& c) {
+  toml::table t = resolved_table(c);
+  t.erase("output");
+  for (const char* key : {"measurements", "backend", "threads", "device", "checkpoint_every",
+                          "checkpoint_minutes", "walltime"})
+    t["run"].as_table()->erase(key);
   std::ostringstream os;
   os << t << "\n";
   return os.str();
@@ -665,6 +702,20 @@ Config read_point(const toml::table& root, const std::string& source_name,
                                            "random seed, an integer >= 0"));
   c.backend = r.choice("run", "backend", "auto", {"auto", "cpu", "cuda"});
   c.start = r.choice("run", "start", "hot", {"hot", "cold"});
+  c.checkpoint_every = r.integer("run", "checkpoint_every", 0, 0, kMaxCount,
+                                 "sweeps between checkpoints, 0 = none");
+  c.checkpoint_minutes = r.number("run", "checkpoint_minutes", 0.0, 0.0,
+                                  "minutes between checkpoints, 0 = none");
+  if (const toml::node* node = r.find("run", "walltime")) {
+    const auto* text = node->as_string();
+    const std::optional<double> seconds = text ? parse_walltime(text->get()) : std::nullopt;
+    if (!seconds) {
+      r.fail(*node, "run.walltime", "must be a duration \"[D-]HH:MM:SS\", e.g. \"23:50:00\"");
+    } else {
+      c.walltime = text->get();
+      c.walltime_seconds = *seconds;
+    }
+  }
   c.threads = static_cast<int>(r.integer("run", "threads", 0, 0, 4096, "CPU threads, 0 = all"));
   c.device = static_cast<int>(r.integer("run", "device", 0, 0, 1023, "CUDA device index"));
   c.structure_factor = r.boolean("measure", "structure_factor", false,
@@ -852,6 +903,7 @@ RunPlan parse_plan(const std::string& text, const std::string& source_name,
       }
     }
     c.resolved_toml = resolved_toml(c);
+    c.chain_toml = chain_toml(c);
     plan.points.push_back(std::move(c));
   }
   if (!point_errors.empty()) throw ConfigError(point_errors);
@@ -892,6 +944,29 @@ Config load_config(const std::string& path, const ConfigOverrides& overrides) {
 
 RunPlan load_plan(const std::string& path, const ConfigOverrides& overrides) {
   return parse_plan(read_input_file(path), path, overrides);
+}
+
+std::vector<std::string> chain_differences(const std::string& before, const std::string& now) {
+  std::vector<std::string> out;
+  const toml::table a = toml::parse(before), b = toml::parse(now);
+  auto text = [](const toml::node* n) {
+    if (!n) return std::string("(absent)");
+    std::ostringstream os;
+    n->visit([&](auto&& v) { os << v; });
+    return os.str();
+  };
+  for (const toml::table* side : {&a, &b}) {
+    for (auto&& [section, keys] : *side) {
+      if (!keys.is_table()) continue;
+      for (auto&& [key, value] : *keys.as_table()) {
+        const std::string name = std::string(section.str()) + "." + std::string(key.str());
+        const std::string x = text(a.at_path(name).node()), y = text(b.at_path(name).node());
+        const std::string line = name + ": " + x + " -> " + y;
+        if (x != y && std::find(out.begin(), out.end(), line) == out.end()) out.push_back(line);
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace lattica

@@ -64,6 +64,10 @@ struct Config {
   int timeslice_momenta = 1;  ///< N momenta per spatial axis besides p = 0
   int64_t flush_every = 1000;
   int replicas = 1;
+  int64_t checkpoint_every = 0;     ///< run.checkpoint_every: sweeps between checkpoints; 0 off
+  double checkpoint_minutes = 0.0;  ///< run.checkpoint_minutes: wall-clock minutes; 0 off
+  std::string walltime;             ///< run.walltime as given ("[D-]HH:MM:SS"); empty: none
+  double walltime_seconds = 0.0;    ///< the same in seconds: stop (with a checkpoint) before it
 
   int64_t point_index = -1;  ///< index in a parameter sweep; -1 for a single run
   std::vector<std::pair<std::string, std::string>> swept_values;  ///< key -> value (TOML text)
@@ -71,6 +75,9 @@ struct Config {
   std::string input_path;     ///< as given
   std::string input_text;     ///< the input file verbatim
   std::string resolved_toml;  ///< every key with its final value, as TOML
+  /// The keys that determine the chain, as TOML: a checkpoint resumes only under the same
+  /// (run.measurements, the backend, threads, device, output and checkpoint keys may change).
+  std::string chain_toml;
 
   int64_t volume() const;
   EngineSettings engine_settings() const;
@@ -83,6 +90,9 @@ Config parse_config(const std::string& text, const std::string& source_name,
 
 /// Reads and parses an input file. Throws ConfigError for unreadable or invalid input.
 Config load_config(const std::string& path, const ConfigOverrides& overrides = {});
+
+/// The keys whose values differ between two chain_toml texts, as "key: a -> b" lines.
+std::vector<std::string> chain_differences(const std::string& before, const std::string& now);
 
 /// Every run an input describes: one point, or one per point of a parameter sweep (lists or
 /// {start, stop, num} ranges for model.beta, model.kappa, model.lambda and model.h, a list of arrays for lattice.dims;

@@ -116,6 +116,17 @@ struct StepTuning {
   double langevin_acceptance = -1.0;  ///< mala: over the last block of thermalization sweeps
 };
 
+/// Everything an engine needs to continue its chain exactly where it was (checkpoints): with
+/// the counter-based random numbers no generator state is needed.
+struct EngineState {
+  std::vector<unsigned char> configuration;  ///< every replica, lexicographic, snapshot format
+  std::vector<ExactHistogram> histograms;
+  StructureFactorSums structure_factor;  ///< samples = 0 when not measured
+  int64_t measurements = 0;              ///< taken so far (sets the spectral measurements' cadence)
+  StepTuning tuning;                     ///< steps, kernel shift and acceptances in use
+  bool langevin_shift_set = false;       ///< whether the shift was estimated yet
+};
+
 /// A Markov chain (or several replicas of it) on one backend. Sweep indices are global: sweep
 /// k always uses the random numbers of sweep k, whoever runs it, so chains do not depend on
 /// how the sweeps are cut into calls.
@@ -148,6 +159,11 @@ class Engine {
   /// (replicas() * volume() sites, replica-major, each snapshot_format().components values).
   virtual void configuration(void* out) = 0;
   virtual SnapshotFormat snapshot_format() const = 0;
+  /// The state after the sweeps so far. Precondition: queued() == 0 (collect() first).
+  virtual EngineState state() = 0;
+  /// Continues from a state() of an engine of the same settings (either backend), instead of
+  /// initialize().
+  virtual void restore(const EngineState& state) = 0;
   virtual int replicas() const = 0;
   virtual int64_t volume() const = 0;
   virtual std::string backend_name() const = 0;  ///< "cpu" or "cuda"

@@ -61,6 +61,14 @@ class FourierLangevin {
     shift_ready_ = true;
   }
 
+  /// Sets a shift estimated earlier (resuming a chain).
+  void restore_shift(const Params& p, double shift) {
+    kernel_.kappa = p.kappa;
+    kernel_.shift = shift;
+    exec_.for_each(modes_, kernel_);
+    shift_ready_ = true;
+  }
+
   bool shift_ready() const { return shift_ready_; }
   double shift() const { return kernel_.shift; }
   double step() const { return step_; }

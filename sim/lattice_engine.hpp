@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -239,6 +240,50 @@ class LatticeEngine final : public Engine {
     exec_.copy_to_host(lexicographic_, static_cast<Spin*>(out));
   }
   SnapshotFormat snapshot_format() const override { return Model::snapshot_format(params_); }
+
+  EngineState state() override {
+    if (queued_ != 0) throw std::logic_error("LatticeEngine::state: collect() first");
+    EngineState s;
+    s.configuration.resize(static_cast<size_t>(replicas() * lattice_.volume()) * sizeof(Spin));
+    configuration(s.configuration.data());
+    s.histograms = histograms_;
+    structure_factor(s.structure_factor);
+    s.measurements = measurements_;
+    s.tuning = step_tuning();
+    if constexpr (Model::kFourierLangevin) {
+      if (langevin_) s.langevin_shift_set = langevin_->shift_ready();
+    }
+    return s;
+  }
+
+  void restore(const EngineState& s) override {
+    std::vector<Spin> lexicographic(static_cast<size_t>(replicas() * lattice_.volume()));
+    if (s.configuration.size() != lexicographic.size() * sizeof(Spin))
+      throw std::invalid_argument("restore: the configuration does not match the lattice");
+    std::memcpy(lexicographic.data(), s.configuration.data(), s.configuration.size());
+    exec_.copy_to_device(lexicographic.data(), lexicographic_);
+    exec_.from_lexicographic(lattice_, lexicographic_.data(), spins_.data(), replicas());
+    histograms_ = s.histograms;
+    measurements_ = s.measurements;
+    if (fft_ && s.structure_factor.samples > 0) {
+      exec_.copy_to_device(s.structure_factor.power_sum.data(), power_sum_);
+      exec_.copy_to_device(s.structure_factor.power_squares.data(), power_squares_);
+      exec_.copy_to_device(s.structure_factor.mean_field_sum.data(), mean_field_sum_);
+      spectral_samples_ = s.structure_factor.samples;
+    }
+    if constexpr (Model::kTunableStep) {
+      params_.step = s.tuning.applies ? s.tuning.step : params_.step;
+      acceptance_ = s.tuning.acceptance;
+    }
+    if constexpr (Model::kFourierLangevin) {
+      if (langevin_) {
+        langevin_->set_step(s.tuning.langevin_step);
+        if (s.langevin_shift_set) langevin_->restore_shift(params_, s.tuning.langevin_shift);
+        langevin_acceptance_ = s.tuning.langevin_acceptance;
+      }
+    }
+    exec_.synchronize();
+  }
 
   int replicas() const override { return settings_.replicas; }
   int64_t volume() const override { return lattice_.volume(); }

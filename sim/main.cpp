@@ -1,6 +1,8 @@
 // sim: the Lattica command-line driver.
 //
-// Exit codes: 0 success; 2 bad usage or bad input (nothing written); 3 runtime failure.
+// Exit codes: 0 success; 2 bad usage or bad input (nothing written); 3 runtime failure;
+// 75 stopped early by SIGTERM/SIGINT/SIGUSR1 or the walltime, with a checkpoint written (run
+// again with --resume; 75 is EX_TEMPFAIL, "try again", for job scripts that requeue).
 
 #include <unistd.h>
 
@@ -11,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "sim/checkpoint.hpp"
 #include "sim/config.hpp"
 #include "sim/engine.hpp"
 #include "sim/output.hpp"
@@ -22,6 +25,7 @@ namespace {
 
 constexpr int kExitBadInput = 2;
 constexpr int kExitRuntime = 3;
+constexpr int kExitStopped = 75;
 
 /// Creates the engine the configuration asks for; "auto" prefers a usable GPU.
 std::unique_ptr<lattica::Engine> make_engine(const lattica::Config& config, bool quiet) {
@@ -64,19 +68,74 @@ lattica::RunMetadata metadata(const lattica::Config& config, const lattica::Engi
   return meta;
 }
 
-/// Runs one point of the plan, start to finish.
-void run_point(const lattica::Config& config, bool force, bool quiet) {
+/// The checkpoint a --resume continues from, checked against the input; InputError (exit 2,
+/// nothing touched) when there is none or it belongs to another chain.
+lattica::Checkpoint checkpoint_to_resume(const lattica::Config& config) {
+  const std::string path = lattica::checkpoint_path(config.output_path);
+  lattica::Checkpoint c;
+  try {
+    c = lattica::read_checkpoint(path);
+  } catch (const lattica::CheckpointError& e) {
+    throw lattica::InputError(std::string("--resume: ") + e.what());
+  }
+  const std::vector<std::string> changed = lattica::chain_differences(c.chain_config, config.chain_toml);
+  if (!changed.empty()) {
+    std::string list;
+    for (const std::string& line : changed) list += "\n  " + line;
+    throw lattica::InputError("--resume: " + path +
+                              " continues a chain with other settings; these keys differ "
+                              "(only run.measurements may grow, and the backend, threads, "
+                              "device, output and checkpoint keys change):" + list);
+  }
+  const int64_t total = config.thermalization + config.measurements * config.measure_every;
+  if (total < c.sweep) {
+    throw lattica::InputError("--resume: run.measurements = " +
+                              std::to_string(config.measurements) + " asks for " +
+                              std::to_string(total) + " sweeps, but the checkpoint is at sweep " +
+                              std::to_string(c.sweep));
+  }
+  if (!std::filesystem::exists(config.output_path)) {
+    throw lattica::InputError("--resume: the output " + config.output_path +
+                              " of the checkpoint is missing");
+  }
+  return c;
+}
+
+/// Runs one point of the plan, from the start or from its checkpoint; true when it stopped
+/// early (signal or walltime) with a checkpoint.
+bool run_point(const lattica::Config& config, bool force, bool quiet, bool resume) {
+  lattica::Checkpoint checkpoint;
+  if (resume) checkpoint = checkpoint_to_resume(config);
   std::unique_ptr<lattica::Engine> engine = make_engine(config, quiet);
   if (!quiet) {
     std::cerr << "sim: backend " << engine->backend_name() << " (" << engine->device_name() << ")";
     if (config.point_index >= 0) std::cerr << ", sweep point " << config.point_index;
+    if (resume) std::cerr << ", resuming at sweep " << checkpoint.sweep;
     std::cerr << "\n";
   }
-  lattica::OutputFile out(config.output_path, force, metadata(config, *engine),
-                          engine->observable_names(), engine->observable_descriptions());
+  std::unique_ptr<lattica::OutputFile> out;
+  if (resume) {
+    out = std::make_unique<lattica::OutputFile>(config.output_path, metadata(config, *engine),
+                                                engine->observable_names(), checkpoint.output);
+  } else {
+    std::filesystem::remove(lattica::checkpoint_path(config.output_path));  // a stale one
+    out = std::make_unique<lattica::OutputFile>(config.output_path, force,
+                                                metadata(config, *engine),
+                                                engine->observable_names(),
+                                                engine->observable_descriptions());
+  }
   const bool live = !quiet && isatty(STDERR_FILENO);
-  const lattica::RunSummary s = lattica::run_chain(config, *engine, out, live);
-  out.close();
+  const lattica::RunSummary s =
+      lattica::run_chain(config, *engine, *out, live, resume ? &checkpoint : nullptr);
+  out->close();
+  if (s.stopped) {
+    std::fprintf(stderr,
+                 "sim: stopped by %s after sweep %lld; checkpoint %s written; continue with "
+                 "--resume\n",
+                 s.stop_reason.c_str(), static_cast<long long>(s.sweeps),
+                 lattica::checkpoint_path(config.output_path).c_str());
+    return true;
+  }
   if (!quiet) {
     std::fprintf(stderr,
                  "sim: wrote %s: %lld sweeps of %lld sites x %d replica(s), %lld measurements, "
@@ -102,6 +161,7 @@ void run_point(const lattica::Config& config, bool force, bool quiet) {
       std::fprintf(stderr, "\n");
     }
   }
+  return false;
 }
 
 }  // namespace
@@ -115,7 +175,7 @@ int main(int argc, char** argv) {
   lattica::ConfigOverrides overrides;
   std::string backend, output, seed;
   int64_t task_id = -1;
-  bool force = false, quiet = false;
+  bool force = false, quiet = false, resume = false;
   app.add_option("input", input_path, "input file (TOML)")->required();
   app.add_option("--backend", backend, "auto|cpu|cuda (overrides run.backend)");
   app.add_option("-o,--output", output, "output HDF5 file (overrides output.path)");
@@ -130,6 +190,9 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--force", force, "overwrite existing output files");
   app.add_flag("-q,--quiet", quiet, "print errors only");
+  app.add_flag("--resume", resume,
+               "continue from the checkpoint next to the output file (OUTPUT.checkpoint), "
+               "appending to the same output");
   app.set_version_flag("--version", std::string("sim (Lattica) ") + lattica::kLatticaVersion +
                                         " (" + lattica::kLatticaGitCommit + ")");
   try {
@@ -163,7 +226,7 @@ int main(int argc, char** argv) {
   // Every output is checked before anything runs, so bad input never leaves half a sweep.
   for (const lattica::Config* c : selected) {
     std::error_code ec;
-    if (!force && std::filesystem::exists(c->output_path, ec)) {
+    if (!force && !resume && std::filesystem::exists(c->output_path, ec)) {
       std::cerr << "sim: error: output.path = \"" << c->output_path
                 << "\": the file exists; use --force to overwrite it\n";
       return kExitBadInput;
@@ -176,7 +239,10 @@ int main(int argc, char** argv) {
       if (!quiet)
         std::cerr << "sim: sweep of " << n_points << " points, index " << plan.index_path << "\n";
     }
-    for (const lattica::Config* c : selected) run_point(*c, force, quiet);
+    lattica::install_stop_signals();
+    for (const lattica::Config* c : selected) {
+      if (run_point(*c, force, quiet, resume)) return kExitStopped;
+    }
   } catch (const lattica::InputError& e) {
     std::cerr << "sim: error: " << e.what() << "\n";
     return kExitBadInput;

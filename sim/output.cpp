@@ -222,21 +222,7 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
 
   snapshots_group_ = H5Id(
       H5_CHECK(H5Gcreate2(root, "snapshots", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), H5Gclose);
-  switch (m.snapshot.type) {
-    case ElementType::int8:
-      snapshot_type_ = H5T_NATIVE_INT8;
-      break;
-    case ElementType::uint8:
-      snapshot_type_ = H5T_NATIVE_UINT8;
-      break;
-    case ElementType::float32:
-      snapshot_type_ = H5T_NATIVE_FLOAT;
-      break;
-    case ElementType::float64:
-      snapshot_type_ = H5T_NATIVE_DOUBLE;
-      break;
-  }
-  snapshot_components_ = m.snapshot.components;
+  set_layout(m);
   const std::vector<hsize_t> tail = snapshot_tail();
   snapshot_set_ = create_extendable(snapshots_group_.get(), "configuration", snapshot_type_, tail,
                                     snapshot_chunk(tail, H5Tget_size(snapshot_type_)));
@@ -281,9 +267,6 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
       if (!momenta.empty()) H5_CHECK(H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
       write_string_attribute(set.get(), "description", what);
     }
-    timeslice_tail_ = replica_axis();
-    timeslice_tail_.push_back(static_cast<hsize_t>(m.dims.back()));
-    timeslice_tail_.push_back(count);
     std::vector<hsize_t> chunk{16};
     chunk.insert(chunk.end(), timeslice_tail_.begin(), timeslice_tail_.end());
     timeslice_set_ = create_extendable(timeslice_group_.get(), "C", H5T_NATIVE_DOUBLE,
@@ -303,7 +286,6 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
     set_int64_attribute(timeslice_group_.get(), "committed_length", 0);
   }
   if (m.structure_factor_every > 0) {
-    longest_axis_ = *std::max_element(m.dims.begin(), m.dims.end());
     structure_factor_group_ = H5Id(H5_CHECK(H5Gcreate2(correlators.get(), "structure_factor",
                                                        H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
                                    H5Gclose);
@@ -432,6 +414,120 @@ void OutputFile::append_snapshot(int64_t sweep, const void* configuration) {
   append_rows(snapshot_set_.get(), snapshot_type_, snapshots_, 1, snapshot_tail(), configuration);
   append_rows(snapshot_sweep_set_.get(), H5T_NATIVE_INT64, snapshots_, 1, {}, &sweep);
   ++snapshots_;
+}
+
+void OutputFile::set_layout(const RunMetadata& m) {
+  switch (m.snapshot.type) {
+    case ElementType::int8:
+      snapshot_type_ = H5T_NATIVE_INT8;
+      break;
+    case ElementType::uint8:
+      snapshot_type_ = H5T_NATIVE_UINT8;
+      break;
+    case ElementType::float32:
+      snapshot_type_ = H5T_NATIVE_FLOAT;
+      break;
+    case ElementType::float64:
+      snapshot_type_ = H5T_NATIVE_DOUBLE;
+      break;
+  }
+  snapshot_components_ = m.snapshot.components;
+  longest_axis_ = *std::max_element(m.dims.begin(), m.dims.end());
+  if (m.timeslice_every > 0) {
+    const int spatial = static_cast<int>(m.dims.size()) - 1;
+    const size_t momenta = timeslice_momenta(spatial + 1, m.timeslice_momenta).size();
+    timeslice_tail_ = replica_axis();
+    timeslice_tail_.push_back(static_cast<hsize_t>(m.dims.back()));
+    timeslice_tail_.push_back(spatial > 0 ? momenta / spatial : 1);
+  }
+}
+
+namespace {
+
+/// Opens an existing group or dataset of a file being resumed.
+H5Id open_group(hid_t parent, const char* name) {
+  return H5Id(H5_CHECK(H5Gopen2(parent, name, H5P_DEFAULT)), H5Gclose);
+}
+H5Id open_set(hid_t parent, const char* name) {
+  return H5Id(H5_CHECK(H5Dopen2(parent, name, H5P_DEFAULT)), H5Dclose);
+}
+
+/// Cuts an extendable dataset back to `rows` along axis 0.
+void truncate_rows(hid_t set, int64_t rows) {
+  H5Id space(H5_CHECK(H5Dget_space(set)), H5Sclose);
+  std::vector<hsize_t> dims(static_cast<size_t>(H5_CHECK(H5Sget_simple_extent_ndims(space.get()))));
+  H5_CHECK(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr));
+  if (dims[0] < static_cast<hsize_t>(rows)) {
+    throw HdfError("the output file has " + std::to_string(dims[0]) +
+                   " rows where the checkpoint recorded " + std::to_string(rows) +
+                   "; it does not belong to this checkpoint");
+  }
+  dims[0] = static_cast<hsize_t>(rows);
+  H5_CHECK(H5Dset_extent(set, dims.data()));
+}
+
+/// Replaces a string attribute.
+void replace_string_attribute(hid_t object, const char* name, const std::string& value) {
+  if (H5_CHECK(H5Aexists(object, name)) > 0) H5_CHECK(H5Adelete(object, name));
+  write_string_attribute(object, name, value);
+}
+
+}  // namespace
+
+OutputFile::OutputFile(const std::string& path, const RunMetadata& m,
+                       const std::vector<std::string>& observables, const OutputLengths& lengths)
+    : path_(path), dims_(m.dims), replicas_(m.replicas) {
+  quiet_hdf5();
+  set_layout(m);
+  file_ = H5Id(H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT)), H5Fclose);
+  const hid_t root = file_.get();
+  replace_string_attribute(root, "input_toml", m.input_toml);
+  replace_string_attribute(root, "resolved_config", m.resolved_toml);
+  // Where the chain continued, and on what: one line per resume.
+  std::string history;
+  if (H5_CHECK(H5Aexists(root, "resumed")) > 0) {
+    H5Id attr(H5_CHECK(H5Aopen(root, "resumed", H5P_DEFAULT)), H5Aclose);
+    H5Id type(H5_CHECK(H5Aget_type(attr.get())), H5Tclose);
+    char* text = nullptr;
+    H5_CHECK(H5Aread(attr.get(), type.get(), &text));
+    history = text ? text : "";
+    H5free_memory(text);
+  }
+  history += utc_now_iso8601() + ": resumed on " + m.backend + " (" + m.device + ")\n";
+  replace_string_attribute(root, "resumed", history);
+
+  observables_group_ = open_group(root, "observables");
+  for (const std::string& name : observables)
+    observable_sets_.push_back(open_set(observables_group_.get(), name.c_str()));
+  sweep_set_ = open_set(observables_group_.get(), "sweep");
+  snapshots_group_ = open_group(root, "snapshots");
+  snapshot_set_ = open_set(snapshots_group_.get(), "configuration");
+  snapshot_sweep_set_ = open_set(snapshots_group_.get(), "sweep");
+  measurements_ = lengths.measurements;
+  snapshots_ = lengths.snapshots;
+  for (const H5Id& set : observable_sets_) truncate_rows(set.get(), measurements_);
+  truncate_rows(sweep_set_.get(), measurements_);
+  truncate_rows(snapshot_set_.get(), snapshots_);
+  truncate_rows(snapshot_sweep_set_.get(), snapshots_);
+  if (m.structure_factor_every > 0) {
+    structure_factor_group_ = open_group(root, "correlators/structure_factor");
+    series_group_ = open_group(structure_factor_group_.get(), "series");
+    for (const char* name : {"s0", "s_min", "xi2"})
+      series_sets_.push_back(open_set(series_group_.get(), name));
+    series_sweep_set_ = open_set(series_group_.get(), "sweep");
+    series_length_ = lengths.structure_factor_series;
+    for (const H5Id& set : series_sets_) truncate_rows(set.get(), series_length_);
+    truncate_rows(series_sweep_set_.get(), series_length_);
+  }
+  if (m.timeslice_every > 0) {
+    timeslice_group_ = open_group(root, "correlators/timeslice");
+    timeslice_set_ = open_set(timeslice_group_.get(), "C");
+    timeslice_sweep_set_ = open_set(timeslice_group_.get(), "sweep");
+    timeslice_length_ = lengths.timeslices;
+    truncate_rows(timeslice_set_.get(), timeslice_length_);
+    truncate_rows(timeslice_sweep_set_.get(), timeslice_length_);
+  }
+  flush();
 }
 
 std::vector<hsize_t> OutputFile::snapshot_tail() const {

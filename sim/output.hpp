@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/checkpoint.hpp"
 #include "sim/correlators.hpp"
 #include "sim/engine.hpp"
 
@@ -78,6 +79,17 @@ class OutputFile {
              const std::vector<std::string>& observables,
              const std::vector<std::string>& descriptions);
 
+  /// Reopens a file of a checkpointed run for appending: every extendable dataset is cut back
+  /// to the checkpoint's lengths (rows written after the checkpoint are written again by the
+  /// resumed run), and the input attributes are replaced by the resumed run's.
+  OutputFile(const std::string& path, const RunMetadata& metadata,
+             const std::vector<std::string>& observables, const OutputLengths& lengths);
+
+  /// The committed lengths of the extendable datasets (for checkpoints).
+  OutputLengths lengths() const {
+    return {measurements_, snapshots_, series_length_, timeslice_length_};
+  }
+
   /// Appends measurements: sweeps[k] and values[(k * replicas + r) * n_observables + o].
   void append_measurements(const std::vector<int64_t>& sweeps, const std::vector<double>& values);
 
@@ -112,6 +124,8 @@ class OutputFile {
   std::vector<hsize_t> replica_axis() const;   ///< {R} when replicas > 1, else empty
   std::vector<hsize_t> snapshot_tail() const;  ///< [R,] L0, ..., [components]
   std::vector<hsize_t> chunk_rows(hsize_t rows) const;
+  /// Sets the shapes and types that follow from the metadata.
+  void set_layout(const RunMetadata& m);
   std::string path_;
   std::vector<int64_t> dims_;
   int replicas_ = 1;

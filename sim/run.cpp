@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <vector>
 
 namespace lattica {
@@ -13,6 +16,42 @@ using Clock = std::chrono::steady_clock;
 
 /// Thermalization sweeps between two adjustments of the Metropolis step.
 constexpr int64_t kTuningBlock = 10;
+/// Most sweeps between two looks at the clock, the signals and the progress line.
+constexpr int64_t kMaxSweepsPerStep = 64;
+
+volatile std::sig_atomic_t stop_signal = 0;
+
+extern "C" void on_stop_signal(int signal) { stop_signal = signal; }
+
+const char* signal_name(int signal) {
+  switch (signal) {
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    case SIGUSR1:
+      return "SIGUSR1";
+    default:
+      return "a signal";
+  }
+}
+
+/// Seconds since the epoch when the run must have stopped: run.walltime after the start, or
+/// Slurm's job end time, whichever comes first; 0 when neither applies.
+double stop_deadline(const Config& config, double start) {
+  double deadline = config.walltime_seconds > 0 ? start + config.walltime_seconds : 0.0;
+  if (const char* end = std::getenv("SLURM_JOB_END_TIME")) {
+    char* rest = nullptr;
+    const double slurm = std::strtod(end, &rest);
+    if (rest != end && slurm > 0 && (deadline == 0.0 || slurm < deadline)) deadline = slurm;
+  }
+  return deadline;
+}
+
+double epoch_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 /// A status line on stderr, redrawn at most twice a second.
 class Progress {
@@ -49,7 +88,17 @@ class Progress {
 
 }  // namespace
 
-RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, bool show_progress) {
+void install_stop_signals() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  for (int signal : {SIGTERM, SIGUSR1}) sigaction(signal, &action, nullptr);
+  action.sa_flags = SA_RESETHAND;  // a second Ctrl-C kills
+  sigaction(SIGINT, &action, nullptr);
+}
+
+RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, bool show_progress,
+                     const Checkpoint* resume) {
   const int64_t therm = config.thermalization;
   const int64_t total = therm + config.measurements * config.measure_every;
   std::vector<int64_t> sweeps;  // measurements waiting to be written
@@ -98,14 +147,54 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
 
   Progress progress(show_progress, total);
   const auto start = Clock::now();
-  engine.initialize();
-
   int64_t sweep = 0;
   int64_t last_snapshot = -1;
+  if (resume) {
+    engine.restore(resume->engine);
+    sweep = resume->sweep;
+    last_snapshot = resume->last_snapshot;
+  } else {
+    engine.initialize();
+  }
+  summary.first_sweep = sweep;
+
+  // Checkpoints: the chain's state after whole steps of the loop below (thermalization steps
+  // end on tuning-block boundaries, so a resumed run tunes in the same blocks).
+  const std::string checkpoint_file = checkpoint_path(config.output_path);
+  const bool checkpointing =
+      config.checkpoint_every > 0 || config.checkpoint_minutes > 0 || config.walltime_seconds > 0;
+  auto write_results = [&] {
+    output.write_histograms(engine.histograms());
+    StructureFactorSums structure_factor;
+    if (engine.structure_factor(structure_factor)) output.write_structure_factor(structure_factor);
+    output.write_step_tuning(engine.step_tuning());
+  };
+  double checkpoint_seconds = 0;  // how long the last one took
+  auto checkpoint = [&] {
+    const auto begin = Clock::now();
+    write_measurements();
+    write_results();
+    output.flush();
+    Checkpoint c;
+    c.chain_config = config.chain_toml;
+    c.sweep = sweep;
+    c.last_snapshot = last_snapshot;
+    c.output = output.lengths();
+    c.engine = engine.state();
+    write_checkpoint(checkpoint_file, c);
+    ++summary.checkpoints;
+    checkpoint_seconds = std::chrono::duration<double>(Clock::now() - begin).count();
+  };
+  const double deadline = stop_deadline(config, epoch_seconds());
+  auto last_checkpoint = Clock::now();
+  double slowest_step = 0;  // seconds, of one step of the loop
+
   while (sweep < total) {
+    const auto step_start = Clock::now();
+    const int64_t previous = sweep;
     // Advance to the next event: a measurement, a snapshot, the end of thermalization, or a
-    // progress redraw (bounded steps keep the status line live on long runs).
-    int64_t next = std::min<int64_t>(total, sweep + 1024);
+    // look at the clock and the signals (bounded steps keep the status line live too).
+    int64_t next = std::min<int64_t>(total, sweep + kMaxSweepsPerStep);
     if (sweep < therm) {
       // Thermalization goes in blocks that measure the Metropolis acceptance and tune the step.
       next = std::min({next, therm, sweep + kTuningBlock});
@@ -137,23 +226,53 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
       engine.synchronize();
       progress.show(sweep, sweep <= therm ? "thermalizing" : "measuring");
     }
+    if (sweep == total) break;
+    // Stop early for a signal, or while the walltime still leaves room for a few more steps
+    // and a checkpoint; otherwise checkpoint when one is due.
+    if (deadline > 0) {
+      engine.synchronize();  // the step's real duration, not its launch time
+      slowest_step = std::max(
+          slowest_step, std::chrono::duration<double>(Clock::now() - step_start).count());
+    }
+    const double reserve = std::max(30.0, 3 * slowest_step + 2 * checkpoint_seconds);
+    if (stop_signal != 0 || (deadline > 0 && epoch_seconds() + reserve >= deadline)) {
+      summary.stopped = true;
+      summary.stop_reason = stop_signal != 0 ? signal_name(stop_signal) : "walltime";
+      break;
+    }
+    const bool every_due = config.checkpoint_every > 0 &&
+                           sweep / config.checkpoint_every != previous / config.checkpoint_every;
+    const bool minutes_due =
+        config.checkpoint_minutes > 0 &&
+        std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >=
+            60.0 * config.checkpoint_minutes;
+    if (every_due || minutes_due) {
+      checkpoint();
+      last_checkpoint = Clock::now();
+    }
   }
-  write_measurements();
-  if (last_snapshot != total) take_snapshot(total);  // the final configuration, always
-  output.write_histograms(engine.histograms());
-  StructureFactorSums structure_factor;
-  if (engine.structure_factor(structure_factor)) output.write_structure_factor(structure_factor);
-  output.write_step_tuning(engine.step_tuning());
+  if (summary.stopped) {
+    checkpoint();
+  } else {
+    write_measurements();
+    if (last_snapshot != total) take_snapshot(total);  // the final configuration, always
+    last_snapshot = total;
+    if (checkpointing) {
+      checkpoint();  // at the end too, so the run can be extended with more measurements
+    } else {
+      write_results();
+    }
+  }
   engine.synchronize();
   output.flush();
   progress.finish();
 
-  summary.sweeps = total;
+  summary.sweeps = sweep;
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   summary.site_updates_per_ns = summary.seconds > 0
-                                    ? static_cast<double>(total) * engine.volume() *
-                                          engine.replicas() * config.sequence.size() /
-                                          (summary.seconds * 1e9)
+                                    ? static_cast<double>(sweep - summary.first_sweep) *
+                                          engine.volume() * engine.replicas() *
+                                          config.sequence.size() / (summary.seconds * 1e9)
                                     : 0.0;
   return summary;
 }

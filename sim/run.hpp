@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "sim/checkpoint.hpp"
 #include "sim/config.hpp"
 #include "sim/engine.hpp"
 #include "sim/output.hpp"
@@ -16,10 +17,22 @@ struct RunSummary {
   int64_t snapshots = 0;
   double seconds = 0.0;
   double site_updates_per_ns = 0.0;  ///< every pass of the update sequence counts
+  int64_t first_sweep = 0;           ///< where this invocation started (resumed runs: > 0)
+  int64_t checkpoints = 0;           ///< checkpoints written
+  bool stopped = false;              ///< stopped early by a signal or the walltime
+  std::string stop_reason;           ///< e.g. "SIGTERM", "walltime"
 };
 
-/// Runs the chain described by config on engine, writing to output. progress: print a
-/// live status line on stderr.
-RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, bool progress);
+/// Makes SIGTERM, SIGINT and SIGUSR1 ask the run loop to stop after the current sweeps with a
+/// checkpoint (a second SIGINT kills at once).
+void install_stop_signals();
+
+/// Runs the chain described by config on engine, writing to output, from the start or from a
+/// checkpoint (`resume`). Checkpoints go to checkpoint_path(config.output_path) every
+/// run.checkpoint_every sweeps and run.checkpoint_minutes minutes, at the end when either is
+/// set or run.walltime is, and before stopping for a signal or the walltime (Slurm's
+/// SLURM_JOB_END_TIME counts as one too). progress: a live status line on stderr.
+RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, bool progress,
+                     const Checkpoint* resume = nullptr);
 
 }  // namespace lattica

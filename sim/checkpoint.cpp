@@ -1,0 +1,241 @@
+#include "sim/checkpoint.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <type_traits>
+#include <vector>
+
+namespace lattica {
+
+namespace {
+
+constexpr char kMagic[8] = {'L', 'A', 'T', 'C', 'K', 'P', 'T', '1'};
+constexpr uint32_t kVersion = 1;
+constexpr uint32_t kByteOrderMark = 0x01020304;  // refuses files from the other endianness
+
+/// FNV-1a over the payload: detects a truncated or damaged file.
+uint64_t checksum(const unsigned char* data, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (size_t i = 0; i < n; ++i) h = (h ^ data[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+class Writer {
+ public:
+  template <class T>
+  void put(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto* p = reinterpret_cast<const unsigned char*>(&value);
+    bytes.insert(bytes.end(), p, p + sizeof(T));
+  }
+  void put(const std::string& s) {
+    put<uint64_t>(s.size());
+    bytes.insert(bytes.end(), s.begin(), s.end());
+  }
+  template <class T>
+  void put(const std::vector<T>& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    put<uint64_t>(v.size());
+    const auto* p = reinterpret_cast<const unsigned char*>(v.data());
+    bytes.insert(bytes.end(), p, p + v.size() * sizeof(T));
+  }
+  std::vector<unsigned char> bytes;
+};
+
+class Reader {
+ public:
+  Reader(const unsigned char* data, size_t size, const std::string& path)
+      : data_(data), size_(size), path_(path) {}
+  template <class T>
+  T get() {
+    static_assert(std::is_trivially_copyable_v<T>);
+    T value;
+    std::memcpy(&value, take(sizeof(T)), sizeof(T));
+    return value;
+  }
+  std::string get_string() {
+    const auto n = get<uint64_t>();
+    const unsigned char* p = take(n);
+    return std::string(p, p + n);
+  }
+  template <class T>
+  std::vector<T> get_vector() {
+    const auto n = get<uint64_t>();
+    if (n > size_ / sizeof(T) + 1) fail("a length beyond the file");
+    std::vector<T> v(n);
+    if (n) std::memcpy(v.data(), take(n * sizeof(T)), n * sizeof(T));
+    return v;
+  }
+  bool done() const { return offset_ == size_; }
+  [[noreturn]] void fail(const std::string& why) const {
+    throw CheckpointError("checkpoint " + path_ + ": " + why);
+  }
+
+ private:
+  const unsigned char* take(size_t n) {
+    if (n > size_ - offset_) fail("truncated");
+    const unsigned char* p = data_ + offset_;
+    offset_ += n;
+    return p;
+  }
+  const unsigned char* data_;
+  size_t size_, offset_ = 0;
+  std::string path_;
+};
+
+std::vector<unsigned char> serialize(const Checkpoint& c) {
+  Writer w;
+  w.put(c.chain_config);
+  w.put(c.sweep);
+  w.put(c.last_snapshot);
+  w.put(c.output);
+  const EngineState& e = c.engine;
+  w.put(e.configuration);
+  w.put<uint64_t>(e.histograms.size());
+  for (const ExactHistogram& h : e.histograms) {
+    w.put(h.name);
+    w.put(h.samples);
+    std::vector<long long> values, counts;
+    for (const auto& [value, count] : h.counts) {
+      values.push_back(value);
+      counts.push_back(count);
+    }
+    w.put(values);
+    w.put(counts);
+  }
+  const StructureFactorSums& s = e.structure_factor;
+  w.put(s.dims);
+  w.put(s.components);
+  w.put(s.samples);
+  w.put(s.power_sum);
+  w.put(s.power_squares);
+  w.put(s.mean_field_sum);
+  w.put(s.min_axes);
+  w.put(e.measurements);
+  w.put(e.tuning);
+  w.put(e.langevin_shift_set);
+  return w.bytes;
+}
+
+Checkpoint deserialize(Reader& r) {
+  Checkpoint c;
+  c.chain_config = r.get_string();
+  c.sweep = r.get<int64_t>();
+  c.last_snapshot = r.get<int64_t>();
+  c.output = r.get<OutputLengths>();
+  EngineState& e = c.engine;
+  e.configuration = r.get_vector<unsigned char>();
+  const auto histograms = r.get<uint64_t>();
+  for (uint64_t i = 0; i < histograms; ++i) {
+    ExactHistogram h;
+    h.name = r.get_string();
+    h.samples = r.get<long long>();
+    const auto values = r.get_vector<long long>();
+    const auto counts = r.get_vector<long long>();
+    if (values.size() != counts.size()) r.fail("a histogram's values and counts differ in length");
+    for (size_t k = 0; k < values.size(); ++k) h.counts[values[k]] = counts[k];
+    e.histograms.push_back(std::move(h));
+  }
+  StructureFactorSums& s = e.structure_factor;
+  s.dims = r.get_vector<int64_t>();
+  s.components = r.get<int>();
+  s.samples = r.get<int64_t>();
+  s.power_sum = r.get_vector<double>();
+  s.power_squares = r.get_vector<double>();
+  s.mean_field_sum = r.get_vector<double>();
+  s.min_axes = r.get_vector<int>();
+  e.measurements = r.get<int64_t>();
+  e.tuning = r.get<StepTuning>();
+  e.langevin_shift_set = r.get<bool>();
+  if (!r.done()) r.fail("unexpected data after the end");
+  return c;
+}
+
+[[noreturn]] void fail_io(const std::string& what, const std::string& path) {
+  throw CheckpointError("cannot " + what + " checkpoint " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+std::string checkpoint_path(const std::string& output_path) {
+  return output_path + ".checkpoint";
+}
+
+void write_checkpoint(const std::string& path, const Checkpoint& c) {
+  const std::vector<unsigned char> payload = serialize(c);
+  Writer header;
+  for (char m : kMagic) header.put(m);
+  header.put(kVersion);
+  header.put(kByteOrderMark);
+  header.put<uint64_t>(payload.size());
+  header.put(checksum(payload.data(), payload.size()));
+  const std::string temporary = path + ".tmp";
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail_io("create", temporary);
+  auto write_all = [&](const std::vector<unsigned char>& bytes) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const int error = n < 0 ? errno : ENOSPC;
+        ::close(fd);
+        ::unlink(temporary.c_str());
+        errno = error;
+        fail_io("write", temporary);
+      }
+      done += static_cast<size_t>(n);
+    }
+  };
+  write_all(header.bytes);
+  write_all(payload);
+  // The data reaches the disk before the rename makes it the checkpoint.
+  if (::fsync(fd) != 0) {
+    const int error = errno;
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    errno = error;
+    fail_io("flush", temporary);
+  }
+  if (::close(fd) != 0) fail_io("close", temporary);
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) fail_io("rename into place", path);
+  // And the rename reaches the disk: sync the directory.
+  const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
+  const int dir = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+}
+
+Checkpoint read_checkpoint(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) fail_io("open", path);
+  std::vector<unsigned char> bytes;
+  unsigned char buffer[1 << 16];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) bytes.insert(bytes.end(), buffer, buffer + n);
+  const bool error = std::ferror(f);
+  std::fclose(f);
+  if (error) fail_io("read", path);
+  Reader header(bytes.data(), bytes.size(), path);
+  for (char m : kMagic) {
+    if (header.get<char>() != m) header.fail("not a Lattica checkpoint");
+  }
+  if (header.get<uint32_t>() != kVersion) header.fail("written by another format version");
+  if (header.get<uint32_t>() != kByteOrderMark) header.fail("written on a machine of other byte order");
+  const auto size = header.get<uint64_t>();
+  const auto sum = header.get<uint64_t>();
+  const size_t start = sizeof kMagic + 2 * sizeof(uint32_t) + 2 * sizeof(uint64_t);
+  if (bytes.size() - start != size) header.fail("truncated");
+  if (checksum(bytes.data() + start, size) != sum) header.fail("checksum mismatch (damaged)");
+  Reader r(bytes.data() + start, size, path);
+  return deserialize(r);
+}
+
+}  // namespace lattica

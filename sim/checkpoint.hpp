@@ -1,0 +1,47 @@
+#pragma once
+// Checkpoints: the state a run needs to continue exactly (the engine's state, the run loop's
+// position and the output file's committed lengths), in a small binary file that is replaced
+// atomically (written to a temporary name, flushed to disk, renamed), so the file on disk is
+// always a whole checkpoint, the old one or the new one.
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "sim/engine.hpp"
+
+namespace lattica {
+
+/// A checkpoint that cannot be written or read (disk full, unwritable, corrupt): exit 3.
+class CheckpointError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Rows of each extendable dataset of the output file at the checkpoint.
+struct OutputLengths {
+  int64_t measurements = 0;
+  int64_t snapshots = 0;
+  int64_t structure_factor_series = 0;
+  int64_t timeslices = 0;
+};
+
+struct Checkpoint {
+  std::string chain_config;  ///< the input keys that determine the chain (config.hpp)
+  int64_t sweep = 0;         ///< sweeps completed
+  int64_t last_snapshot = -1;
+  OutputLengths output;
+  EngineState engine;
+};
+
+/// The checkpoint file of an output file.
+std::string checkpoint_path(const std::string& output_path);
+
+/// Replaces the file at path by c atomically; throws CheckpointError with the cause.
+void write_checkpoint(const std::string& path, const Checkpoint& c);
+
+/// Reads a checkpoint written by write_checkpoint; throws CheckpointError when the file is
+/// missing, truncated, corrupt (checksum) or of another format version.
+Checkpoint read_checkpoint(const std::string& path);
+
+}  // namespace lattica
