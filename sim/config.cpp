@@ -707,12 +707,20 @@ Config read_point(const toml::table& root, const std::string& source_name,
   c.checkpoint_minutes = r.number("run", "checkpoint_minutes", 0.0, 0.0,
                                   "minutes between checkpoints, 0 = none");
   if (const toml::node* node = r.find("run", "walltime")) {
-    const auto* text = node->as_string();
-    const std::optional<double> seconds = text ? parse_walltime(text->get()) : std::nullopt;
+    // A string "[D-]HH:MM:SS", or the same unquoted (a TOML time of day).
+    std::string text;
+    if (const auto* s = node->as_string()) text = s->get();
+    if (const auto* t = node->as_time()) {
+      char buffer[16];
+      std::snprintf(buffer, sizeof buffer, "%02d:%02d:%02d", t->get().hour, t->get().minute,
+                    t->get().second);
+      text = buffer;
+    }
+    const std::optional<double> seconds = parse_walltime(text);
     if (!seconds) {
       r.fail(*node, "run.walltime", "must be a duration \"[D-]HH:MM:SS\", e.g. \"23:50:00\"");
     } else {
-      c.walltime = text->get();
+      c.walltime = text;
       c.walltime_seconds = *seconds;
     }
   }

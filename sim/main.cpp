@@ -167,6 +167,7 @@ bool run_point(const lattica::Config& config, bool force, bool quiet, bool resum
 }  // namespace
 
 int main(int argc, char** argv) {
+  lattica::install_stop_signals();  // first: a signal during start-up stops at the first sweeps
   CLI::App app{
       "Lattica: lattice Monte Carlo on the GPU, with a bit-identical CPU reference.\n"
       "Samples the model described by INPUT.toml and writes an HDF5 file (one per point of a "
@@ -239,7 +240,6 @@ int main(int argc, char** argv) {
       if (!quiet)
         std::cerr << "sim: sweep of " << n_points << " points, index " << plan.index_path << "\n";
     }
-    lattica::install_stop_signals();
     for (const lattica::Config* c : selected) {
       if (run_point(*c, force, quiet, resume)) return kExitStopped;
     }

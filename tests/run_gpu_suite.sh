@@ -8,6 +8,7 @@
 # Every test program runs with SIM_REQUIRE_GPU=1 (a GPU test fails rather than skips), the GPU
 # tests again under compute-sanitizer memcheck and racecheck, and the default input runs on the
 # GPU and on the CPU, whose outputs must agree bit for bit. A summary table ends the output.
+# SANITIZER_TOOLS="memcheck racecheck synccheck" (the default) chooses the compute-sanitizer tools.
 set -uo pipefail
 bundle=${1:-.gpu}
 logs=${2:-gpu-logs}
@@ -29,7 +30,8 @@ done
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 # Smaller chain cases keep the sanitizers' slowdown within minutes.
 filter='GpuPhilox.*:GpuReduce.*:GpuHistogram.*:*Ising2d_130x66*:*Ising2d_2x512*:*Ising3d_16x8x24*:*Ising4d_8x4x6x10*:*replicas*:*Potts2d_q3*:*Potts3d*:*Ising1d*:*Xy1d*:*O4_3d*:*Phi4_2d*:*Heisenberg2d*:*GpuStructureFactor.Potts3d*'
-for tool in memcheck racecheck; do
+# SANITIZER_TOOLS picks the tools (default all three; synccheck finds barrier misuse).
+for tool in ${SANITIZER_TOOLS:-memcheck racecheck synccheck}; do
   if [ -n "$sanitizer" ]; then
     "$sanitizer" --tool "$tool" --error-exitcode 1 "$bundle/bin/gpu_test" --gtest_filter="$filter" --gtest_brief=1 \
       > "$logs/sanitizer_$tool.log" 2>&1

@@ -8,12 +8,16 @@
 #include <hdf5.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
+#include <chrono>
 #include <cstdint>
+#include <random>
+#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +31,7 @@
 #include "sim/config.hpp"
 #include "sim/engine.hpp"
 #include "sim/output.hpp"
+#include "tests/support/gpu.hpp"
 
 namespace lattica {
 namespace {
@@ -181,6 +186,41 @@ void energy_magnetization_2d(const int8_t* s, int64_t l0, int64_t l1, double& en
   magnetization = static_cast<double>(sum) / volume;
 }
 
+/// Every dataset of a file, as its raw values in the stored type: name -> bytes.
+std::map<std::string, std::string> dataset_bytes(const std::string& path) {
+  const H5Id file = open_file(path);
+  std::map<std::string, std::string> out;
+  auto visit = [](hid_t object, const char* name, const H5O_info_t* info, void* data) -> herr_t {
+    if (info->type != H5O_TYPE_DATASET) return 0;
+    H5Id set(checked(H5Dopen2(object, name, H5P_DEFAULT), name), H5Dclose);
+    H5Id type(checked(H5Dget_type(set.get()), name), H5Tclose);
+    H5Id native(checked(H5Tget_native_type(type.get(), H5T_DIR_ASCEND), name), H5Tclose);
+    H5Id space(checked(H5Dget_space(set.get()), name), H5Sclose);
+    const auto points = static_cast<size_t>(H5Sget_simple_extent_npoints(space.get()));
+    std::string bytes(points * H5Tget_size(native.get()), '\0');
+    if (points > 0)
+      checked(H5Dread(set.get(), native.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()), name);
+    (*static_cast<std::map<std::string, std::string>*>(data))[name] = std::move(bytes);
+    return 0;
+  };
+  checked(H5Ovisit2(file.get(), H5_INDEX_NAME, H5_ITER_NATIVE, visit, &out, H5O_INFO_BASIC),
+          "visit " + path);
+  return out;
+}
+
+/// Expects two files to hold the same datasets with the same bytes.
+void expect_same_datasets(const std::string& a, const std::string& b) {
+  const auto x = dataset_bytes(a), y = dataset_bytes(b);
+  std::set<std::string> names;
+  for (const auto& [name, bytes] : x) names.insert(name);
+  for (const auto& [name, bytes] : y) names.insert(name);
+  for (const std::string& name : names) {
+    const bool both = x.count(name) && y.count(name);
+    EXPECT_TRUE(both && x.at(name) == y.at(name)) << name << " differs between " << a << " and " << b;
+  }
+  EXPECT_GT(names.size(), 10u);
+}
+
 // --- the fixture ----------------------------------------------------------------------------
 
 class Cli : public testing::Test {
@@ -202,7 +242,11 @@ class Cli : public testing::Test {
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
 
   /// Runs sim with `args` in the working directory, capturing stdout, stderr and the exit code.
-  RunResult sim(const std::vector<std::string>& args) const {
+  RunResult sim(const std::vector<std::string>& args) const { return finish(start(args)); }
+
+  /// Starts sim with `args` in the working directory (stdout and stderr to files); finish()
+  /// waits for it. One at a time.
+  pid_t start(const std::vector<std::string>& args) const {
     const std::string exe = sim_exe();
     const std::string out_path = base_ + "/stdout.txt", err_path = base_ + "/stderr.txt";
     std::vector<std::string> argv_strings{exe};
@@ -234,6 +278,12 @@ class Cli : public testing::Test {
       execve(exe.c_str(), argv.data(), envp.data());
       _exit(127);
     }
+    return pid;
+  }
+
+  RunResult finish(pid_t pid) const {
+    const std::string exe = sim_exe();
+    const std::string out_path = base_ + "/stdout.txt", err_path = base_ + "/stderr.txt";
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) {
       if (errno != EINTR) throw std::runtime_error("waitpid failed");
@@ -655,6 +705,188 @@ TEST_F(Cli, ReplicasAndHistogramsInTheFile) {
   EXPECT_EQ(got, want);
   const H5Id group = open_group(file.get(), "/histograms/magnetization");
   EXPECT_EQ(int64_attribute(group.get(), "committed_length"), 120);
+}
+
+// --- checkpoints, resume, signals ------------------------------------------------------------
+
+/// A run that measures everything a checkpoint must carry: exact histograms (Ising), the
+/// structure factor's sums, series and time-slice correlators, snapshots, and output blocks
+/// that do not line up with the checkpoints. About 2 s on one core.
+const char* const kCheckpointedIsing =
+    "[lattice]\ndims = [48, 48]\n[model]\nkind = \"ising\"\nbeta = 0.44\n"
+    "[run]\nthermalization = 1000\nmeasurements = 3000\nmeasure_every = 2\nseed = 9\n"
+    "checkpoint_every = 500\n"
+    "[measure]\nstructure_factor = true\ntimeslice = true\n"
+    "[output]\nsnapshot_every = 700\nflush_every = 230\n";
+
+/// The same for phi^4 with a tuned Metropolis step and a MALA pass (its step and the kernel's
+/// shift are tuned during thermalization, where the checkpoints also fall).
+const char* const kCheckpointedPhi4 =
+    "[lattice]\ndims = [16, 12]\n[model]\nkind = \"phi4\"\nkappa = 0.25\nlambda = 0.5\n"
+    "[update]\nsequence = [\"metropolis\", \"mala\"]\nlangevin_step = 0.3\n"
+    "[run]\nthermalization = 1500\nmeasurements = 1500\nseed = 4\nreplicas = 2\n"
+    "checkpoint_every = 300\n"
+    "[measure]\nstructure_factor = true\n";
+
+class CheckpointCli : public Cli, public testing::WithParamInterface<std::string> {
+ protected:
+  /// The backend of this instance; false (and skipped) when it is "cuda" without a GPU.
+  bool backend_available() {
+    std::string reason;
+    if (GetParam() != "cuda" || cuda_device_count(reason) > 0) return true;
+    if (test::gpu_required()) ADD_FAILURE() << "SIM_REQUIRE_GPU=1 but " << reason;
+    return false;
+  }
+
+  /// Runs `input` to the end as the reference, once per test.
+  void reference(const std::string& input, const std::string& output) {
+    const RunResult r = sim({path(input), "--backend", GetParam(), "-o", output, "--force", "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r;
+  }
+
+  /// Starts `input`, waits until its first checkpoint exists, waits `delay` more, sends
+  /// `signal`, and returns how the run ended.
+  RunResult interrupt(const std::string& input, const std::string& output, int signal,
+                      std::chrono::milliseconds delay) {
+    const std::string checkpoint = path(output + ".checkpoint");
+    fs::remove(checkpoint);  // the last resume's
+    const pid_t pid =
+        start({path(input), "--backend", GetParam(), "-o", output, "--force", "-q"});
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (!fs::exists(checkpoint) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(delay);
+    kill(pid, signal);
+    return finish(pid);
+  }
+
+  RunResult resume(const std::string& input, const std::string& output,
+                   const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args{path(input), "--backend", GetParam(), "-o", output, "--resume"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return sim(args);
+  }
+};
+
+// SIGTERM, SIGINT and SIGUSR1 finish the current sweeps, write a checkpoint and exit 75;
+// resuming gives a file whose every dataset equals the uninterrupted run's byte for byte.
+TEST_P(CheckpointCli, SignalThenResumeIsByteIdentical) {
+  if (!backend_available()) GTEST_SKIP() << "no GPU";
+  for (const char* input : {kCheckpointedIsing, kCheckpointedPhi4}) {
+    std::ofstream(path("in.toml")) << input;
+    reference("in.toml", "reference.h5");
+    const std::vector<int> signals = input == kCheckpointedIsing
+                                         ? std::vector<int>{SIGTERM, SIGINT, SIGUSR1}
+                                         : std::vector<int>{SIGTERM};
+    for (int signal : signals) {
+      const RunResult stopped = interrupt("in.toml", "out.h5", signal, std::chrono::milliseconds(0));
+      ASSERT_EQ(stopped.exit_code, 75) << "signal " << signal << "\n" << stopped;
+      EXPECT_NE(stopped.err.find("--resume"), std::string::npos) << stopped;
+      EXPECT_TRUE(fs::exists(path("out.h5.checkpoint")));
+      const RunResult resumed = resume("in.toml", "out.h5");
+      ASSERT_EQ(resumed.exit_code, 0) << resumed;
+      EXPECT_NE(resumed.err.find("resuming at sweep"), std::string::npos) << resumed;
+      expect_same_datasets(path("reference.h5"), path("out.h5"));
+    }
+  }
+}
+
+// kill -9 at random moments: resuming from the last checkpoint still gives the same file.
+TEST_P(CheckpointCli, KillNineAtRandomMomentsThenResume) {
+  if (!backend_available()) GTEST_SKIP() << "no GPU";
+  std::ofstream(path("in.toml")) << kCheckpointedIsing;
+  reference("in.toml", "reference.h5");
+  std::mt19937 random(20261121);
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const auto delay = std::chrono::milliseconds(random() % 400);
+    const RunResult killed = interrupt("in.toml", "out.h5", SIGKILL, delay);
+    if (killed.exit_code == 0) continue;  // it finished first: nothing to resume
+    ASSERT_EQ(killed.exit_code, -SIGKILL) << killed;
+    const RunResult resumed = resume("in.toml", "out.h5");
+    ASSERT_EQ(resumed.exit_code, 0) << "after kill -9 at " << delay.count() << " ms\n" << resumed;
+    expect_same_datasets(path("reference.h5"), path("out.h5"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, CheckpointCli, testing::Values("cpu", "cuda"),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// run.walltime stops the run (checkpoint, exit 75) while there is still time for a checkpoint
+// (at least 30 s before it); resuming without the walltime finishes the same chain.
+TEST_F(Cli, WalltimeStopsWithACheckpoint) {
+  std::ofstream(path("in.toml")) << kCheckpointedIsing;
+  ASSERT_EQ(sim({path("in.toml"), "--backend", "cpu", "-o", "reference.h5", "-q"}).exit_code, 0);
+  const RunResult stopped = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--set",
+                                 "run.walltime=00:00:20"});
+  ASSERT_EQ(stopped.exit_code, 75) << stopped;
+  EXPECT_NE(stopped.err.find("walltime"), std::string::npos) << stopped;
+  const RunResult resumed = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed;
+  expect_same_datasets(path("reference.h5"), path("out.h5"));
+}
+
+// A resume that would change the chain is refused (exit 2, the differing keys named, the
+// output untouched); more measurements are allowed and continue the same chain.
+TEST_F(Cli, ResumeRefusesAnotherChainAndAllowsMoreMeasurements) {
+  const std::string input =
+      "[lattice]\ndims = [16, 16]\n[model]\nkind = \"ising\"\nbeta = 0.4\n"
+      "[run]\nthermalization = 100\nmeasurements = 200\nseed = 3\ncheckpoint_every = 50\n";
+  std::ofstream(path("in.toml")) << input;
+  const RunResult none = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume"});
+  EXPECT_EQ(none.exit_code, 2) << none;
+  EXPECT_NE(none.err.find("checkpoint"), std::string::npos) << none;
+  ASSERT_EQ(sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "-q"}).exit_code, 0);
+  const auto before = dataset_bytes(path("out.h5"));
+  for (const auto& [change, key] : std::vector<std::pair<std::string, std::string>>{
+           {"model.beta=0.41", "model.beta"},
+           {"run.seed=4", "run.seed"},
+           {"lattice.dims=[16,18]", "lattice.dims"},
+           {"run.thermalization=120", "run.thermalization"}}) {
+    const RunResult r = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume",
+                             "--set", change});
+    EXPECT_EQ(r.exit_code, 2) << r;
+    EXPECT_NE(r.err.find(key), std::string::npos) << r;
+  }
+  const RunResult fewer = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume",
+                               "--set", "run.measurements=100"});
+  EXPECT_EQ(fewer.exit_code, 2) << fewer;
+  EXPECT_NE(fewer.err.find("run.measurements"), std::string::npos) << fewer;
+  EXPECT_EQ(dataset_bytes(path("out.h5")), before);
+
+  // 200 more measurements continue the chain: the same as a run of 400 from the start.
+  const RunResult more = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume",
+                              "--set", "run.measurements=400"});
+  ASSERT_EQ(more.exit_code, 0) << more;
+  ASSERT_EQ(sim({path("in.toml"), "--backend", "cpu", "-o", "long.h5", "--set",
+                 "run.measurements=400", "-q"})
+                .exit_code,
+            0);
+  const H5Id extended = open_file(path("out.h5")), straight = open_file(path("long.h5"));
+  for (const char* name : {"/observables/energy", "/observables/magnetization"})
+    EXPECT_EQ(read_doubles(extended.get(), name), read_doubles(straight.get(), name)) << name;
+  EXPECT_EQ(read_int64s(extended.get(), "/observables/sweep"),
+            read_int64s(straight.get(), "/observables/sweep"));
+  EXPECT_NE(string_attribute(extended.get(), "resumed").find("resumed on cpu"), std::string::npos);
+}
+
+// A damaged checkpoint is refused with the cause, never half-read.
+TEST_F(Cli, DamagedCheckpointIsRefused) {
+  std::ofstream(path("in.toml"))
+      << "[lattice]\ndims = [16, 16]\n[model]\nkind = \"ising\"\nbeta = 0.4\n"
+         "[run]\nthermalization = 10\nmeasurements = 20\nseed = 3\ncheckpoint_every = 5\n";
+  ASSERT_EQ(sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "-q"}).exit_code, 0);
+  const std::string checkpoint = path("out.h5.checkpoint");
+  std::string bytes = read_bytes(checkpoint);
+  ASSERT_GT(bytes.size(), 100u);
+  bytes[bytes.size() / 2] ^= 0x5A;
+  std::ofstream(checkpoint, std::ios::binary) << bytes;
+  RunResult r = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume"});
+  EXPECT_EQ(r.exit_code, 2) << r;
+  EXPECT_NE(r.err.find("checksum"), std::string::npos) << r;
+  std::ofstream(checkpoint, std::ios::binary) << bytes.substr(0, bytes.size() / 3);
+  r = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume"});
+  EXPECT_EQ(r.exit_code, 2) << r;
+  EXPECT_NE(r.err.find("truncated"), std::string::npos) << r;
 }
 
 }  // namespace

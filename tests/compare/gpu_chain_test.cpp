@@ -165,5 +165,67 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuChain,
                            return std::string(info.param.name);
                          });
 
+// A checkpoint's engine state moves between backends: half the sweeps on one, the rest on the
+// other, give the chain of one backend alone (Ising: bit for bit; the structure factor's sums
+// to rounding, cuFFT and FFTW round differently).
+struct Split {
+  std::vector<unsigned char> configuration;
+  std::vector<ExactHistogram> histograms;
+  StructureFactorSums structure_factor;
+  std::vector<double> values;
+};
+
+/// Sweeps [first, last) of `engine`, measuring every 5, collecting at the end.
+void advance(Engine& engine, int64_t first, int64_t last, std::vector<double>& values) {
+  MeasurementBatch batch;
+  for (int64_t s = first; s < last; s += 5) {
+    engine.sweep(static_cast<uint64_t>(s), 5);
+    engine.measure();
+  }
+  engine.collect(batch);
+  values.insert(values.end(), batch.values.begin(), batch.values.end());
+}
+
+Split run_split(const EngineSettings& s, bool first_on_gpu, bool second_on_gpu) {
+  auto first = first_on_gpu ? make_cuda_engine(s) : make_cpu_engine(s);
+  Split out;
+  first->initialize();
+  advance(*first, 0, 100, out.values);
+  const EngineState half = first->state();
+  auto second = second_on_gpu ? make_cuda_engine(s) : make_cpu_engine(s);
+  second->restore(half);
+  advance(*second, 100, 200, out.values);
+  const EngineState end = second->state();
+  out.configuration = end.configuration;
+  out.histograms = end.histograms;
+  out.structure_factor = end.structure_factor;
+  return out;
+}
+
+TEST(GpuCheckpoint, EngineStateMovesBetweenBackends) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  EngineSettings s;
+  s.dims = {16, 12, 10};
+  s.beta = 0.22;
+  s.field = 0.01;
+  s.sequence = {UpdateAlgorithm::metropolis};
+  s.seed = 77;
+  s.replicas = 2;
+  s.structure_factor_every = 2;
+  const Split cpu = run_split(s, false, false);
+  for (const auto& [first_gpu, second_gpu] : {std::pair{true, false}, std::pair{false, true}}) {
+    const Split mixed = run_split(s, first_gpu, second_gpu);
+    EXPECT_EQ(mixed.values, cpu.values);
+    EXPECT_EQ(mixed.configuration, cpu.configuration);
+    ASSERT_EQ(mixed.histograms.size(), cpu.histograms.size());
+    for (size_t h = 0; h < cpu.histograms.size(); ++h)
+      EXPECT_EQ(mixed.histograms[h].counts, cpu.histograms[h].counts);
+    EXPECT_EQ(mixed.structure_factor.samples, cpu.structure_factor.samples);
+    for (size_t k = 0; k < cpu.structure_factor.power_sum.size(); ++k)
+      EXPECT_NEAR(mixed.structure_factor.power_sum[k], cpu.structure_factor.power_sum[k],
+                  1e-10 * (1 + cpu.structure_factor.power_sum[k]));
+  }
+}
+
 }  // namespace
 }  // namespace lattica::test
