@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -177,7 +178,12 @@ int main(int argc, char** argv) {
   std::string backend, output, seed;
   int64_t task_id = -1;
   bool force = false, quiet = false, resume = false;
-  app.add_option("input", input_path, "input file (TOML)")->required();
+  std::string recover;
+  app.add_option("input", input_path, "input file (TOML)");
+  app.add_option("--recover", recover,
+                 "repair an output file left by a crash or a full disk (pad it to its recorded "
+                 "length, cut every series to its committed length), then exit")
+      ->type_name("FILE");
   app.add_option("--backend", backend, "auto|cpu|cuda (overrides run.backend)");
   app.add_option("-o,--output", output, "output HDF5 file (overrides output.path)");
   app.add_option("--set", overrides.set,
@@ -201,6 +207,22 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : kExitBadInput;
+  }
+  if (!recover.empty()) {
+    try {
+      const std::vector<std::string> done = lattica::recover_output(recover);
+      std::cerr << "sim: " << recover << ": "
+                << (done.empty() ? "nothing to repair" : "repaired") << "\n";
+      for (const std::string& line : done) std::cerr << "  " << line << "\n";
+      return 0;
+    } catch (const std::exception& e) {
+      std::cerr << "sim: error: --recover " << recover << ": " << e.what() << std::endl;
+      std::_Exit(kExitRuntime);
+    }
+  }
+  if (input_path.empty()) {
+    std::cerr << "sim: error: an input file is required (or --recover FILE)\n";
+    return kExitBadInput;
   }
   if (app.count("--backend")) overrides.backend = backend;
   if (app.count("--output")) overrides.output = output;
@@ -247,8 +269,10 @@ int main(int argc, char** argv) {
     std::cerr << "sim: error: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "sim: runtime failure: " << e.what() << "\n";
-    return kExitRuntime;
+    std::cerr << "sim: runtime failure: " << e.what() << std::endl;
+    // Skip the exit handlers: HDF5's own (closing files it could not flush, e.g. on a full
+    // disk) can crash, which would hide this message's exit code.
+    std::_Exit(kExitRuntime);
   }
   return 0;
 }

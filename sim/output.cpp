@@ -1,6 +1,10 @@
 #include "sim/output.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <cstdlib>
 #include <ctime>
 #include <tuple>
 
@@ -45,6 +49,15 @@ void quiet_hdf5() {
     return true;
   }();
   (void)done;
+}
+
+/// File access: HDF5 locks files it writes, which fails on filesystems without lock support
+/// (common on Lustre and NFS). Unless HDF5_USE_FILE_LOCKING says otherwise (HDF5 honours it:
+/// FALSE, TRUE or BEST_EFFORT), lock where the filesystem can and go on without where it cannot.
+H5Id file_access() {
+  H5Id fapl(H5_CHECK(H5Pcreate(H5P_FILE_ACCESS)), H5Pclose);
+  if (!std::getenv("HDF5_USE_FILE_LOCKING")) H5_CHECK(H5Pset_file_locking(fapl.get(), true, true));
+  return fapl;
 }
 
 void write_string_attribute(hid_t object, const char* name, const std::string& value) {
@@ -163,7 +176,7 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
     : path_(path), dims_(m.dims), replicas_(m.replicas) {
   quiet_hdf5();
   file_ = H5Id(H5_CHECK(H5Fcreate(path.c_str(), overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL,
-                                  H5P_DEFAULT, H5P_DEFAULT)),
+                                  H5P_DEFAULT, file_access().get())),
                H5Fclose);
   const hid_t root = file_.get();
   write_string_attribute(root, "schema", "lattica/1");
@@ -466,6 +479,42 @@ void truncate_rows(hid_t set, int64_t rows) {
   H5_CHECK(H5Dset_extent(set, dims.data()));
 }
 
+/// The file length an HDF5 superblock records (its end-of-file address plus the base
+/// address), or -1 when the file does not start with a superblock this reader knows.
+int64_t recorded_length(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char b[64] = {};
+  in.read(reinterpret_cast<char*>(b), sizeof b);
+  const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  if (in.gcount() < 48 || std::memcmp(b, signature, 8) != 0) return -1;
+  const int version = b[8];
+  // Superblock versions 0/1 keep the sizes at bytes 13/14 and the addresses after 24 (28 for
+  // version 1) bytes; versions 2/3 keep them at 9/10 and after 12 bytes.
+  const int offsets = version <= 1 ? b[13] : b[9];
+  const int first_address = version == 0 ? 24 : version == 1 ? 28 : 12;
+  if (offsets != 8 || version > 3) return -1;
+  auto address = [&](int at) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | b[at + i];  // little-endian
+    return static_cast<int64_t>(v);
+  };
+  const int64_t base = address(first_address);
+  const int64_t eof = address(first_address + 16);  // after the base and one more address
+  return base + eof;
+}
+
+/// Pads a file that is shorter than its superblock says (a crash or a full disk during a
+/// flush) with zeros, so HDF5 opens it; true when it did.
+bool pad_to_recorded_length(const std::string& path) {
+  const int64_t recorded = recorded_length(path);
+  std::error_code ec;
+  const auto actual = static_cast<int64_t>(std::filesystem::file_size(path, ec));
+  if (ec || recorded <= actual) return false;
+  std::filesystem::resize_file(path, static_cast<uintmax_t>(recorded), ec);
+  if (ec) throw HdfError("cannot pad " + path + " to " + std::to_string(recorded) + " bytes: " + ec.message());
+  return true;
+}
+
 /// Replaces a string attribute.
 void replace_string_attribute(hid_t object, const char* name, const std::string& value) {
   if (H5_CHECK(H5Aexists(object, name)) > 0) H5_CHECK(H5Adelete(object, name));
@@ -479,7 +528,8 @@ OutputFile::OutputFile(const std::string& path, const RunMetadata& m,
     : path_(path), dims_(m.dims), replicas_(m.replicas) {
   quiet_hdf5();
   set_layout(m);
-  file_ = H5Id(H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT)), H5Fclose);
+  pad_to_recorded_length(path);
+  file_ = H5Id(H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDWR, file_access().get())), H5Fclose);
   const hid_t root = file_.get();
   replace_string_attribute(root, "input_toml", m.input_toml);
   replace_string_attribute(root, "resolved_config", m.resolved_toml);
@@ -528,6 +578,51 @@ OutputFile::OutputFile(const std::string& path, const RunMetadata& m,
     truncate_rows(timeslice_sweep_set_.get(), timeslice_length_);
   }
   flush();
+}
+
+std::vector<std::string> recover_output(const std::string& path) {
+  quiet_hdf5();
+  std::vector<std::string> done;
+  if (pad_to_recorded_length(path))
+    done.push_back("padded the file to the length its superblock records");
+  H5Id file(H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDWR, file_access().get())), H5Fclose);
+  for (const char* group_name : {"observables", "snapshots", "correlators/structure_factor/series",
+                                 "correlators/timeslice"}) {
+    if (H5Lexists(file.get(), "correlators", H5P_DEFAULT) <= 0 &&
+        std::strncmp(group_name, "correlators", 11) == 0)
+      continue;
+    if (H5Lexists(file.get(), group_name, H5P_DEFAULT) <= 0) continue;
+    H5Id group = open_group(file.get(), group_name);
+    if (H5_CHECK(H5Aexists(group.get(), "committed_length")) <= 0) continue;
+    int64_t committed = 0;
+    {
+      H5Id attr(H5_CHECK(H5Aopen(group.get(), "committed_length", H5P_DEFAULT)), H5Aclose);
+      H5_CHECK(H5Aread(attr.get(), H5T_NATIVE_INT64, &committed));
+    }
+    H5G_info_t info{};
+    H5_CHECK(H5Gget_info(group.get(), &info));
+    for (hsize_t i = 0; i < info.nlinks; ++i) {
+      char name[256];
+      H5_CHECK(H5Lget_name_by_idx(group.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name,
+                                  sizeof name, H5P_DEFAULT));
+      H5O_info_t object{};
+      H5_CHECK(H5Oget_info_by_name(group.get(), name, &object, H5P_DEFAULT));
+      if (object.type != H5O_TYPE_DATASET) continue;
+      H5Id set = open_set(group.get(), name);
+      H5Id space(H5_CHECK(H5Dget_space(set.get())), H5Sclose);
+      const int rank = H5_CHECK(H5Sget_simple_extent_ndims(space.get()));
+      std::vector<hsize_t> dims(static_cast<size_t>(rank)), max_dims(static_cast<size_t>(rank));
+      H5_CHECK(H5Sget_simple_extent_dims(space.get(), dims.data(), max_dims.data()));
+      if (rank == 0 || max_dims[0] != H5S_UNLIMITED || dims[0] <= static_cast<hsize_t>(committed))
+        continue;
+      done.push_back(std::string(group_name) + "/" + name + ": " + std::to_string(dims[0]) +
+                     " rows cut to the committed " + std::to_string(committed));
+      truncate_rows(set.get(), committed);
+    }
+  }
+  H5_CHECK(H5Fflush(file.get(), H5F_SCOPE_GLOBAL));
+  H5_CHECK(H5Fclose(file.release()));
+  return done;
 }
 
 std::vector<hsize_t> OutputFile::snapshot_tail() const {

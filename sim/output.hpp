@@ -155,6 +155,12 @@ class OutputFile {
   int64_t timeslice_length_ = 0;
 };
 
+/// Makes an output file left by a crash or a full disk readable again, in place: pads it to
+/// the length its superblock records (HDF5 refuses to open a shorter file; the missing bytes
+/// were never committed) and cuts every extendable series back to its group's committed_length.
+/// Returns what it did, one line per change. Throws HdfError when the file cannot be repaired.
+std::vector<std::string> recover_output(const std::string& path);
+
 /// UTC time now, ISO 8601 ("2026-11-21T10:00:00Z").
 std::string utc_now_iso8601();
 

@@ -95,6 +95,9 @@ void install_stop_signals() {
   for (int signal : {SIGTERM, SIGUSR1}) sigaction(signal, &action, nullptr);
   action.sa_flags = SA_RESETHAND;  // a second Ctrl-C kills
   sigaction(SIGINT, &action, nullptr);
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG, reported like a full disk,
+  // instead of the signal killing the run without a word.
+  std::signal(SIGXFSZ, SIG_IGN);
 }
 
 RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, bool show_progress,

@@ -32,6 +32,7 @@
 #include "sim/engine.hpp"
 #include "sim/output.hpp"
 #include "tests/support/gpu.hpp"
+#include "tests/support/mutate.hpp"
 
 namespace lattica {
 namespace {
@@ -246,8 +247,8 @@ class Cli : public testing::Test {
 
   /// Starts sim with `args` in the working directory (stdout and stderr to files); finish()
   /// waits for it. One at a time.
-  pid_t start(const std::vector<std::string>& args) const {
-    const std::string exe = sim_exe();
+  pid_t start(const std::vector<std::string>& args, const std::string& program = "") const {
+    const std::string exe = program.empty() ? sim_exe() : program;
     const std::string out_path = base_ + "/stdout.txt", err_path = base_ + "/stderr.txt";
     std::vector<std::string> argv_strings{exe};
     argv_strings.insert(argv_strings.end(), args.begin(), args.end());
@@ -867,6 +868,66 @@ TEST_F(Cli, ResumeRefusesAnotherChainAndAllowsMoreMeasurements) {
   EXPECT_EQ(read_int64s(extended.get(), "/observables/sweep"),
             read_int64s(straight.get(), "/observables/sweep"));
   EXPECT_NE(string_attribute(extended.get(), "resumed").find("resumed on cpu"), std::string::npos);
+}
+
+// A full disk (here a file-size limit, ulimit -f) while writing: exit 3 with the cause, the
+// last checkpoint intact; sim --recover makes the output readable up to its committed
+// measurements, and --resume (once there is room) still finishes the same chain.
+TEST_F(Cli, DiskFullKeepsTheCheckpointAndRecovers) {
+  std::ofstream(path("in.toml")) << kCheckpointedIsing;
+  ASSERT_EQ(sim({path("in.toml"), "--backend", "cpu", "-o", "reference.h5", "-q"}).exit_code, 0);
+  const RunResult full = finish(start(
+      {"-c", "ulimit -f 600 && exec \"$0\" \"$@\"", sim_exe(), path("in.toml"), "--backend",
+       "cpu", "-o", "out.h5", "-q"},
+      "/bin/sh"));
+  ASSERT_EQ(full.exit_code, 3) << full;
+  EXPECT_NE(full.err.find("File too large"), std::string::npos) << full;
+  const std::string checkpoint = read_bytes(path("out.h5.checkpoint"));
+  EXPECT_FALSE(checkpoint.empty());  // the one before the failure; --resume reads it below
+
+  fs::copy_file(path("out.h5"), path("recovered.h5"));
+  const RunResult recovered = sim({"--recover", path("recovered.h5")});
+  ASSERT_EQ(recovered.exit_code, 0) << recovered;
+  EXPECT_NE(recovered.err.find("repaired"), std::string::npos) << recovered;
+  {
+    const H5Id file = open_file(path("recovered.h5"));
+    const int64_t committed = int64_attribute(open_group(file.get(), "observables").get(),
+                                              "committed_length");
+    const std::vector<double> energy = read_doubles(file.get(), "/observables/energy");
+    EXPECT_EQ(static_cast<int64_t>(energy.size()), committed);
+    const H5Id reference = open_file(path("reference.h5"));
+    const std::vector<double> all = read_doubles(reference.get(), "/observables/energy");
+    EXPECT_EQ(energy, std::vector<double>(all.begin(), all.begin() + committed));
+  }
+  const RunResult resumed = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed;
+  expect_same_datasets(path("reference.h5"), path("out.h5"));
+}
+
+// Hostile input files end to end: every mutant either runs (kept tiny by the overrides) or
+// exits 2 with "sim: error:" and writes no output file; never a crash or another code.
+TEST_F(Cli, HostileInputFilesExitTwoWithoutOutput) {
+  const std::vector<std::string> seeds = test::input_corpus(LATTICA_SOURCE_DIR);
+  std::mt19937_64 random(0xBAD);
+  int refused = 0;
+  for (int i = 0; i < 150; ++i) {
+    std::string text = seeds[random() % seeds.size()];
+    for (int m = 0, n = 1 + static_cast<int>(random() % 3); m < n; ++m)
+      text = test::mutate(text, random);
+    std::ofstream(path("mutant.toml"), std::ios::binary) << text;
+    const RunResult r =
+        sim({path("mutant.toml"), "--backend", "cpu", "-o", "mutant.h5", "--force", "-q", "--set",
+             "run.measurements=0", "--set", "run.thermalization=0", "--set", "run.replicas=1"});
+    if (r.exit_code == 2) {
+      ++refused;
+      EXPECT_NE(r.err.find("sim: error:"), std::string::npos) << "mutant " << i << "\n" << r;
+      EXPECT_FALSE(fs::exists(path("mutant.h5"))) << "mutant " << i;
+    } else {
+      EXPECT_EQ(r.exit_code, 0) << "mutant " << i << "\n" << r << "\n--- input ---\n" << text;
+    }
+    fs::remove(path("mutant.h5"));
+  }
+  EXPECT_GT(refused, 75);
 }
 
 // A damaged checkpoint is refused with the cause, never half-read.
