@@ -826,6 +826,39 @@ TEST_F(Cli, WalltimeStopsWithACheckpoint) {
   expect_same_datasets(path("reference.h5"), path("out.h5"));
 }
 
+// Slurm's job end time counts as a walltime, and run.checkpoint_minutes checkpoints by the
+// clock: killed after such a checkpoint, the run resumes to the same file.
+TEST_F(Cli, SlurmEndTimeAndCheckpointMinutes) {
+  std::ofstream(path("in.toml")) << kCheckpointedIsing;
+  ASSERT_EQ(sim({path("in.toml"), "--backend", "cpu", "-o", "reference.h5", "-q"}).exit_code, 0);
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  setenv("SLURM_JOB_END_TIME", std::to_string(now + 25).c_str(), 1);
+  const RunResult stopped = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5"});
+  unsetenv("SLURM_JOB_END_TIME");
+  ASSERT_EQ(stopped.exit_code, 75) << stopped;
+  EXPECT_NE(stopped.err.find("walltime"), std::string::npos) << stopped;
+
+  // Checkpoints every 3 ms of wall-clock time only (no run.checkpoint_every): kill -9 after
+  // the first, then resume.
+  fs::remove(path("out.h5.checkpoint"));
+  const pid_t pid = start({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--force", "-q",
+                           "--set", "run.checkpoint_every=0", "--set",
+                           "run.checkpoint_minutes=0.00005"});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!fs::exists(path("out.h5.checkpoint")) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  kill(pid, SIGKILL);
+  const RunResult killed = finish(pid);
+  ASSERT_EQ(killed.exit_code, -SIGKILL) << killed;
+  const RunResult resumed = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume",
+                                 "--set", "run.checkpoint_every=0", "--set",
+                                 "run.checkpoint_minutes=0.00005"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed;
+  expect_same_datasets(path("reference.h5"), path("out.h5"));
+}
+
 // A resume that would change the chain is refused (exit 2, the differing keys named, the
 // output untouched); more measurements are allowed and continue the same chain.
 TEST_F(Cli, ResumeRefusesAnotherChainAndAllowsMoreMeasurements) {
