@@ -745,8 +745,11 @@ Config read_point(const toml::table& root, const std::string& source_name,
   c.replicas = static_cast<int>(r.integer("run", "replicas", 1, 1, kMaxReplicas,
                                           "independent replicas of the chain in one process"));
   if (!c.dims.empty() && errors.empty()) {
-    // The spins and their lexicographic copy for output, in the model's own size.
-    const long double needed = 2.0L * c.replicas * c.volume() * site_bytes(c.engine_settings());
+    // The configuration's copies for output and checkpoints, and the engine itself unless it
+    // is sure to run on the GPU (make_cuda_engine checks the device's memory).
+    const EngineSettings settings = c.engine_settings();
+    const long double needed = 2.0L * c.replicas * c.volume() * site_bytes(settings) +
+                               (c.backend == "cuda" ? 0.0L : engine_bytes(settings));
     const long double available = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
                                   static_cast<long double>(sysconf(_SC_PAGE_SIZE));
     if (available > 0 && needed > available) {

@@ -103,6 +103,32 @@ inline size_t site_bytes(const EngineSettings& s) {
   }
 }
 
+/// The most bytes of one replica's queued measurement record, of any model.
+constexpr size_t kMaxMeasurementBytes = 128;
+
+/// Bytes an engine of these settings allocates on its backend (spins and their lexicographic
+/// copy, per-site acceptance counts, queued measurements, the spectral and Langevin buffers,
+/// scratch), so a lattice that would not fit is refused before anything is allocated.
+inline size_t engine_bytes(const EngineSettings& s) {
+  size_t volume = 1;
+  for (int64_t l : s.dims) volume *= static_cast<size_t>(l);
+  const size_t sites = volume * static_cast<size_t>(s.replicas);
+  size_t bytes = sites * (2 * site_bytes(s) + 1) +
+                 static_cast<size_t>(s.measurement_capacity) * s.replicas * kMaxMeasurementBytes +
+                 (size_t(1) << 22);
+  // The order-parameter field (up to 4 components, double) and its half spectrum.
+  if (s.structure_factor_every > 0 || s.timeslice_every > 0) bytes += sites * 4 * 8;
+  if (s.structure_factor_every > 0) bytes += sites * 4 * 16;
+  // Fourier-accelerated Langevin: the proposal, two double fields, two spectra, 1 / M'(k).
+  for (UpdateAlgorithm a : s.sequence) {
+    if (is_whole_lattice(a)) {
+      bytes += sites * (site_bytes(s) + 2 * 8 + 2 * 16) + volume * 8;
+      break;
+    }
+  }
+  return bytes;
+}
+
 /// The Metropolis step and its acceptance, for models with a continuous proposal, and the
 /// parameters of Fourier-accelerated Langevin passes.
 struct StepTuning {

@@ -31,17 +31,7 @@ std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
                      std::to_string(count) + " CUDA device(s) present");
   }
   LATTICA_CUDA_CHECK(cudaSetDevice(settings.cuda_device));
-  int64_t volume = 1;
-  for (int64_t l : settings.dims) volume *= l;
-  // Spins and their lexicographic copy, per-site acceptance counts, the queued measurements'
-  // sums, and reduction and histogram scratch.
-  const size_t sites = static_cast<size_t>(volume) * settings.replicas;
-  // The structure factor: the field (up to 4 components, double) and its half spectrum.
-  const size_t spectral = settings.structure_factor_every > 0 ? sites * 4 * (8 + 16) : 0;
-  const size_t needed = sites * (2 * site_bytes(settings) + 1) + spectral +
-                        static_cast<size_t>(settings.measurement_capacity) * settings.replicas *
-                            kMaxSumsBytes +
-                        (size_t(1) << 22);
+  const size_t needed = engine_bytes(settings);
   size_t free_bytes = 0, total_bytes = 0;
   LATTICA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (needed > free_bytes) {

@@ -39,9 +39,9 @@ Phi4Params model_params(Phi4Model<Real>, const EngineSettings& s, int d) {
   return {s.seed, s.kappa, s.lambda, s.field, s.step, s.hits, d};
 }
 
-/// The largest measurement record of any model (for memory estimates).
-constexpr size_t kMaxSumsBytes =
-    std::max({sizeof(IsingSums), sizeof(PottsSums), sizeof(OnSums), sizeof(Phi4Sums)});
+static_assert(std::max({sizeof(IsingSums), sizeof(PottsSums), sizeof(OnSums), sizeof(Phi4Sums)}) <=
+                  kMaxMeasurementBytes,
+              "engine_bytes() must count the largest measurement record");
 
 /// Bounds of a tuned Metropolis step.
 constexpr double kMinStep = 1e-6;

@@ -293,6 +293,22 @@ TEST(Config, DimsOfExactly2To40SitesAreWithinTheRngLimit) {
   EXPECT_TRUE(has_message(e, {"lattice.dims = [1048576, 1048576]", "GiB of host memory"}));
 }
 
+// The memory estimate counts what each feature allocates: phi^4 with a Langevin pass and the
+// structure factor needs its buffers on top of the plain Metropolis engine's.
+TEST(Config, EngineMemoryEstimateCountsLangevinAndSpectralBuffers) {
+  EngineSettings s;
+  s.model = ModelKind::phi4;
+  s.dims = {64, 64, 64};
+  s.replicas = 2;
+  const size_t sites = 64 * 64 * 64 * 2;
+  const size_t plain = engine_bytes(s);
+  EXPECT_GE(plain, sites * (2 * 8 + 1));
+  s.sequence = {UpdateAlgorithm::metropolis, UpdateAlgorithm::mala};
+  EXPECT_GE(engine_bytes(s), plain + sites * (8 + 16 + 32));
+  s.structure_factor_every = 1;
+  EXPECT_GE(engine_bytes(s), plain + sites * (8 + 16 + 32) + sites * 4 * 24);
+}
+
 TEST(Config, DimsBeyondHostMemoryAreRejected) {
   // 2^38 sites need 2^39 bytes (512 GiB): more than any test machine has, less than 2^40 sites.
   const auto e = errors_of(with_line("dims", "dims = [524288, 524288]"));
