@@ -80,6 +80,8 @@ struct Config {
   std::string chain_toml;
 
   int64_t volume() const;
+  /// Sweeps of the whole run: thermalization + measurements * measure_every.
+  int64_t total_sweeps() const { return thermalization + measurements * measure_every; }
   EngineSettings engine_settings() const;
 };
 

@@ -88,7 +88,7 @@ lattica::Checkpoint checkpoint_to_resume(const lattica::Config& config) {
                               "(only run.measurements may grow, and the backend, threads, "
                               "device, output and checkpoint keys change):" + list);
   }
-  const int64_t total = config.thermalization + config.measurements * config.measure_every;
+  const int64_t total = config.total_sweeps();
   if (total < c.sweep) {
     throw lattica::InputError("--resume: run.measurements = " +
                               std::to_string(config.measurements) + " asks for " +

@@ -588,10 +588,14 @@ std::vector<std::string> recover_output(const std::string& path) {
   H5Id file(H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDWR, file_access().get())), H5Fclose);
   for (const char* group_name : {"observables", "snapshots", "correlators/structure_factor/series",
                                  "correlators/timeslice"}) {
-    if (H5Lexists(file.get(), "correlators", H5P_DEFAULT) <= 0 &&
-        std::strncmp(group_name, "correlators", 11) == 0)
-      continue;
-    if (H5Lexists(file.get(), group_name, H5P_DEFAULT) <= 0) continue;
+    // H5Lexists needs every parent of a path to exist, so test the path's prefixes in turn.
+    const std::string path_name = group_name;
+    bool exists = true;
+    for (size_t end = 0; exists && end != std::string::npos;) {
+      end = path_name.find('/', end + 1);
+      exists = H5Lexists(file.get(), path_name.substr(0, end).c_str(), H5P_DEFAULT) > 0;
+    }
+    if (!exists) continue;
     H5Id group = open_group(file.get(), group_name);
     if (H5_CHECK(H5Aexists(group.get(), "committed_length")) <= 0) continue;
     int64_t committed = 0;

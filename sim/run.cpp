@@ -103,7 +103,7 @@ void install_stop_signals() {
 RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, bool show_progress,
                      const Checkpoint* resume) {
   const int64_t therm = config.thermalization;
-  const int64_t total = therm + config.measurements * config.measure_every;
+  const int64_t total = config.total_sweeps();
   std::vector<int64_t> sweeps;  // measurements waiting to be written
   std::vector<double> values;
   MeasurementBatch batch;

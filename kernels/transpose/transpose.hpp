@@ -191,27 +191,39 @@ struct CheckerboardRows {
   }
 };
 
-/// Checkerboard storage (colour 0, then colour 1; see checkerboard.hpp) to lexicographic
-/// order, for `copies` fields of V sites stored one after another, on the host with OpenMP.
-/// Precondition: the last extent is even (throws otherwise); both arrays hold copies * V
-/// values and do not overlap.
-template <int D, class T>
-void checkerboard_to_lexicographic_host(const Checkerboard<D>& lattice, const T* storage,
-                                        T* lexicographic, int64_t copies) {
+/// Between checkerboard storage (colour 0, then colour 1; see checkerboard.hpp) and
+/// lexicographic order, in the direction ToLexicographic says, row by row on the host with
+/// OpenMP, for `copies` fields of V sites stored one after another.
+template <bool ToLexicographic, int D, class T>
+void checkerboard_permute_host(const Checkerboard<D>& lattice, const T* in, T* out,
+                               int64_t copies) {
   const auto rows = CheckerboardRows<int64_t>::make(lattice);
   const int64_t h = rows.half_last, total_rows = copies * (rows.half_volume / h);
 #pragma omp parallel for schedule(static) if (copies * lattice.volume() > (1 << 16))
   for (int64_t row = 0; row < total_rows; ++row) {
     int64_t copy;
     const int p = rows.parity(row, copy);
-    const T* colour0 = storage + row * h + copy * rows.half_volume;
-    const T* colour1 = colour0 + rows.half_volume;
-    T* line = lexicographic + 2 * row * h;
+    const int64_t colour0 = row * h + copy * rows.half_volume, line = 2 * row * h;
     for (int64_t k = 0; k < h; ++k) {
-      line[2 * k + p] = colour0[k];
-      line[2 * k + 1 - p] = colour1[k];
+      const int64_t storage[2] = {colour0 + k, colour0 + rows.half_volume + k};
+      const int64_t lexicographic[2] = {line + 2 * k + p, line + 2 * k + 1 - p};
+      for (int c = 0; c < 2; ++c) {
+        if (ToLexicographic) {
+          out[lexicographic[c]] = in[storage[c]];
+        } else {
+          out[storage[c]] = in[lexicographic[c]];
+        }
+      }
     }
   }
+}
+
+/// Checkerboard storage to lexicographic order on the host. Precondition: the last extent is
+/// even (throws otherwise); both arrays hold copies * V values and do not overlap.
+template <int D, class T>
+void checkerboard_to_lexicographic_host(const Checkerboard<D>& lattice, const T* storage,
+                                        T* lexicographic, int64_t copies) {
+  checkerboard_permute_host<true>(lattice, storage, lexicographic, copies);
 }
 
 /// Lexicographic order to checkerboard storage; the inverse of
@@ -219,20 +231,7 @@ void checkerboard_to_lexicographic_host(const Checkerboard<D>& lattice, const T*
 template <int D, class T>
 void lexicographic_to_checkerboard_host(const Checkerboard<D>& lattice, const T* lexicographic,
                                         T* storage, int64_t copies) {
-  const auto rows = CheckerboardRows<int64_t>::make(lattice);
-  const int64_t h = rows.half_last, total_rows = copies * (rows.half_volume / h);
-#pragma omp parallel for schedule(static) if (copies * lattice.volume() > (1 << 16))
-  for (int64_t row = 0; row < total_rows; ++row) {
-    int64_t copy;
-    const int p = rows.parity(row, copy);
-    T* colour0 = storage + row * h + copy * rows.half_volume;
-    T* colour1 = colour0 + rows.half_volume;
-    const T* line = lexicographic + 2 * row * h;
-    for (int64_t k = 0; k < h; ++k) {
-      colour0[k] = line[2 * k + p];
-      colour1[k] = line[2 * k + 1 - p];
-    }
-  }
+  checkerboard_permute_host<false>(lattice, lexicographic, storage, copies);
 }
 
 }  // namespace lattica

@@ -239,6 +239,13 @@ class Cli : public testing::Test {
     if (!base_.empty()) fs::remove_all(base_, ec);
   }
 
+  /// Waits (at most 2 minutes) until a file exists, e.g. a running sim's first checkpoint.
+  static void wait_for_file(const std::string& file) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (!fs::exists(file) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+
   /// A path inside the test's working directory.
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
 
@@ -753,9 +760,7 @@ class CheckpointCli : public Cli, public testing::WithParamInterface<std::string
     fs::remove(checkpoint);  // the last resume's
     const pid_t pid =
         start({path(input), "--backend", GetParam(), "-o", output, "--force", "-q"});
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    while (!fs::exists(checkpoint) && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    wait_for_file(checkpoint);
     std::this_thread::sleep_for(delay);
     kill(pid, signal);
     return finish(pid);
@@ -846,9 +851,7 @@ TEST_F(Cli, SlurmEndTimeAndCheckpointMinutes) {
   const pid_t pid = start({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--force", "-q",
                            "--set", "run.checkpoint_every=0", "--set",
                            "run.checkpoint_minutes=0.00005"});
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (!fs::exists(path("out.h5.checkpoint")) && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  wait_for_file(path("out.h5.checkpoint"));
   kill(pid, SIGKILL);
   const RunResult killed = finish(pid);
   ASSERT_EQ(killed.exit_code, -SIGKILL) << killed;
