@@ -195,6 +195,9 @@ class Engine {
   virtual std::string backend_name() const = 0;  ///< "cpu" or "cuda"
   virtual std::string device_name() const = 0;
   virtual void synchronize() = 0;
+  /// Seconds that sweeps first .. first+count-1 take on the backend (CUDA events on the GPU),
+  /// for benchmarks; the chain advances as with sweep().
+  virtual double timed_sweeps(uint64_t first, uint64_t count) = 0;
 };
 
 /// The CPU reference engine.
@@ -202,6 +205,10 @@ std::unique_ptr<Engine> make_cpu_engine(const EngineSettings& settings);
 
 /// Number of usable CUDA devices; when 0, `reason` says why (no toolkit, no driver, ...).
 int cuda_device_count(std::string& reason);
+
+/// Device-to-device copy bandwidth (bytes read plus written per second) of CUDA device
+/// `device`, the median of `repeats` copies of `bytes`.
+double cuda_copy_bandwidth(int device, size_t bytes, int repeats);
 
 /// The CUDA engine. Throws InputError when the lattice does not fit in device memory.
 std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings);

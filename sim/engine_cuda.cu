@@ -5,6 +5,11 @@ namespace lattica {
 
 template std::unique_ptr<Engine> make_discrete_engine<CudaExec>(const EngineSettings&);
 
+double cuda_copy_bandwidth(int device, size_t bytes, int repeats) {
+  const CudaExec exec(device);
+  return exec.copy_bandwidth(bytes, repeats);
+}
+
 int cuda_device_count(std::string& reason) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);

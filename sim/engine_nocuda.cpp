@@ -10,6 +10,10 @@ int cuda_device_count(std::string& reason) {
   return 0;
 }
 
+double cuda_copy_bandwidth(int, size_t, int) {
+  throw InputError("the copy bandwidth needs a GPU: this sim was built without the CUDA toolkit");
+}
+
 std::unique_ptr<Engine> make_cuda_engine(const EngineSettings&) {
   throw InputError("run.backend = \"cuda\": this sim was built without the CUDA toolkit");
 }

@@ -290,6 +290,9 @@ class LatticeEngine final : public Engine {
   std::string backend_name() const override { return Exec::kBackendName; }
   std::string device_name() const override { return exec_.device_name(); }
   void synchronize() override { exec_.synchronize(); }
+  double timed_sweeps(uint64_t first, uint64_t count) override {
+    return exec_.time([&] { sweep(first, count); });
+  }
 
  private:
   /// The lexicographic order-parameter field both spectral measurements start from.

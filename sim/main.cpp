@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "sim/bench.hpp"
 #include "sim/checkpoint.hpp"
 #include "sim/config.hpp"
 #include "sim/engine.hpp"
@@ -200,6 +201,22 @@ int main(int argc, char** argv) {
   app.add_flag("--resume", resume,
                "continue from the checkpoint next to the output file (OUTPUT.checkpoint), "
                "appending to the same output");
+  lattica::BenchOptions bench;
+  CLI::App* bench_command = app.add_subcommand(
+      "bench", "time every update kernel of a model on the GPU against its copy bandwidth, "
+               "with the CPU backend's rate for comparison");
+  bench_command->add_option("--model", bench.model, "ising|potts|on|phi4")
+      ->check(CLI::IsMember({"ising", "potts", "on", "phi4"}));
+  bench_command->add_option("--q", bench.q, "Potts states")->check(CLI::Range(2, 256));
+  bench_command->add_option("--n", bench.n, "O(n) components")->check(CLI::Range(2, 4));
+  bench_command->add_option("--dims", bench.dims, "GPU lattice (default fills a large GPU)")
+      ->expected(1, 4);
+  bench_command->add_option("--cpu-dims", bench.cpu_dims, "CPU lattice for the comparison")
+      ->expected(1, 4);
+  bench_command->add_option("--repeats", bench.repeats, "timed repeats (median)")
+      ->check(CLI::Range(1, 1000));
+  bench_command->add_option("--device", bench.device, "CUDA device index");
+  bench_command->add_option("--json", bench.json_path, "also write the results as JSON");
   app.set_version_flag("--version", std::string("sim (Lattica) ") + lattica::kLatticaVersion +
                                         " (" + lattica::kLatticaGitCommit + ")");
   try {
@@ -207,6 +224,17 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : kExitBadInput;
+  }
+  if (*bench_command) {
+    try {
+      return lattica::run_bench(bench);
+    } catch (const lattica::InputError& e) {
+      std::cerr << "sim bench: error: " << e.what() << "\n";
+      return kExitBadInput;
+    } catch (const std::exception& e) {
+      std::cerr << "sim bench: runtime failure: " << e.what() << std::endl;
+      std::_Exit(kExitRuntime);
+    }
   }
   if (!recover.empty()) {
     try {

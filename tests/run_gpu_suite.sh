@@ -71,5 +71,11 @@ for input in inputs/*.toml; do
   record "sim $input" "rc=$? $(grep -E 'sim: wrote|Metropolis step|Langevin step' "$logs/example_$name.log" | sed 's/^sim: //' | tr '\n' ' ')"
 done
 
+# sim bench for every model (JSON next to the logs, for tests/bench/results/).
+for model in ising potts on phi4; do
+  sim bench --model "$model" --json "$logs/bench_$model.json" > "$logs/bench_$model.txt" 2>&1
+  record "sim bench --model $model" "rc=$? $(head -1 "$logs/bench_$model.txt")"
+done
+
 printf '\n==== GPU suite summary (%s) ====\n' "$(cat "$logs/gpu.txt")"
 printf '%s\n' "${summary[@]}" | tee "$logs/summary.txt"

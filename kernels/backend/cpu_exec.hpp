@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <cstdint>
 #include <string>
@@ -142,6 +143,14 @@ class CpuExec {
   /// FFTs of `batch` real arrays of extents dims (FFTW).
   std::unique_ptr<Fft> make_fft(const std::vector<int64_t>& dims, int batch) const {
     return std::make_unique<Fft>(dims, batch);
+  }
+
+  /// Seconds that f() (work on this backend) takes.
+  template <class F>
+  double time(const F& f) const {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
   void synchronize() const {}

@@ -186,6 +186,40 @@ class CudaExec {
     return std::make_unique<Fft>(dims, batch, stream_);
   }
 
+  /// Seconds that the work f() queues on the stream takes, from CUDA events around it.
+  template <class F>
+  double time(const F& f) const {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    LATTICA_CUDA_CHECK(cudaEventCreate(&start));
+    LATTICA_CUDA_CHECK(cudaEventCreate(&stop));
+    LATTICA_CUDA_CHECK(cudaEventRecord(start, stream_));
+    f();
+    LATTICA_CUDA_CHECK(cudaEventRecord(stop, stream_));
+    LATTICA_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    LATTICA_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    LATTICA_CUDA_CHECK(cudaEventDestroy(start));
+    LATTICA_CUDA_CHECK(cudaEventDestroy(stop));
+    return 1e-3 * ms;
+  }
+
+  /// Device-to-device copy bandwidth in bytes per second (read plus write), the median of
+  /// `repeats` copies of `bytes`, as a yardstick for memory-bound kernels.
+  double copy_bandwidth(size_t bytes, int repeats) const {
+    DeviceBuffer<unsigned char> from(static_cast<int64_t>(bytes)), to(static_cast<int64_t>(bytes));
+    LATTICA_CUDA_CHECK(cudaMemsetAsync(from.data(), 1, bytes, stream_));
+    std::vector<double> seconds;
+    for (int r = 0; r < repeats + 2; ++r) {
+      const double t = time([&] {
+        LATTICA_CUDA_CHECK(
+            cudaMemcpyAsync(to.data(), from.data(), bytes, cudaMemcpyDeviceToDevice, stream_));
+      });
+      if (r >= 2) seconds.push_back(t);  // two warm-up copies
+    }
+    std::sort(seconds.begin(), seconds.end());
+    return 2.0 * static_cast<double>(bytes) / seconds[seconds.size() / 2];
+  }
+
   void synchronize() const { LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
   std::string device_name() const {
     return name_ + " (CUDA device " + std::to_string(device_) + ")";

@@ -966,6 +966,29 @@ TEST_F(Cli, HostileInputFilesExitTwoWithoutOutput) {
   EXPECT_GT(refused, 75);
 }
 
+// sim bench: without a GPU it says so (exit 2); with one, a small run prints the table and
+// writes every kernel's figures as JSON.
+TEST_F(Cli, BenchTimesEveryKernelOrSaysThereIsNoGpu) {
+  std::string reason;
+  const bool gpu = cuda_device_count(reason) > 0;
+  const RunResult r = sim({"bench", "--model", "phi4", "--dims", "32", "32", "16", "--cpu-dims",
+                           "8", "8", "8", "--repeats", "2", "--json", "bench.json"});
+  if (!gpu) {
+    if (test::gpu_required()) FAIL() << "SIM_REQUIRE_GPU=1 but " << reason;
+    EXPECT_EQ(r.exit_code, 2) << r;
+    EXPECT_NE(r.err.find("GPU"), std::string::npos) << r;
+    return;
+  }
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_NE(r.out.find("copy bandwidth"), std::string::npos) << r;
+  const std::string json = read_bytes(path("bench.json"));
+  for (const char* kernel : {"metropolis", "overrelaxation", "langevin", "mala"})
+    EXPECT_NE(json.find(std::string("\"kernel\": \"") + kernel), std::string::npos) << json;
+  EXPECT_NE(json.find("\"site_updates_per_ns\""), std::string::npos);
+  const RunResult bad = sim({"bench", "--dims", "33", "32"});
+  EXPECT_EQ(bad.exit_code, 2) << bad;
+}
+
 // A damaged checkpoint is refused with the cause, never half-read.
 TEST_F(Cli, DamagedCheckpointIsRefused) {
   std::ofstream(path("in.toml"))

@@ -1,0 +1,210 @@
+#include "sim/bench.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "sim/engine.hpp"
+#include "sim/version.hpp"
+
+namespace lattica {
+
+namespace {
+
+struct KernelCase {
+  std::string name;                      ///< e.g. "metropolis"
+  std::vector<UpdateAlgorithm> sequence;  ///< one pass
+  Precision precision;
+};
+
+struct Result {
+  KernelCase kernel;
+  std::vector<int64_t> dims;
+  double seconds_per_sweep = 0;
+  double site_updates_per_ns = 0;
+  double bytes_per_site = 0;  ///< the least a sweep must move per site: read and write it once
+  double gigabytes_per_second = 0;
+  double percent_of_copy = 0;
+  double cpu_site_updates_per_ns = 0;
+  std::vector<int64_t> cpu_dims;
+};
+
+std::vector<KernelCase> kernels_of(const BenchOptions& o) {
+  using A = UpdateAlgorithm;
+  std::vector<std::pair<std::string, A>> algorithms;
+  if (o.model == "ising" || o.model == "potts") {
+    algorithms = {{"metropolis", A::metropolis}, {"heatbath", A::heatbath}};
+  } else if (o.model == "on") {
+    algorithms = {{"metropolis", A::metropolis},
+                  {"heatbath", A::heatbath},
+                  {"overrelaxation", A::overrelaxation}};
+  } else {
+    algorithms = {{"metropolis", A::metropolis},
+                  {"overrelaxation", A::overrelaxation},
+                  {"langevin", A::langevin},
+                  {"mala", A::mala}};
+  }
+  std::vector<KernelCase> out;
+  const bool continuous = o.model == "on" || o.model == "phi4";
+  for (Precision p : continuous ? std::vector<Precision>{Precision::float32, Precision::float64}
+                                : std::vector<Precision>{Precision::float64}) {
+    for (const auto& [name, a] : algorithms) out.push_back({name, {a}, p});
+  }
+  return out;
+}
+
+EngineSettings settings_for(const BenchOptions& o, const KernelCase& k,
+                            const std::vector<int64_t>& dims) {
+  EngineSettings s;
+  s.model = o.model == "potts" ? ModelKind::potts
+            : o.model == "on"  ? ModelKind::on
+            : o.model == "phi4" ? ModelKind::phi4
+                                : ModelKind::ising;
+  s.q = o.q;
+  s.n = o.n;
+  s.precision = k.precision;
+  s.dims = dims;
+  // Couplings at or near each model's transition, where the physics is hardest.
+  s.beta = o.model == "ising" ? (dims.size() == 2 ? 0.4406868 : 0.2216544)
+           : o.model == "potts" ? 1.0050
+           : o.model == "on"    ? (o.n == 2 ? 0.4541 : o.n == 3 ? 0.6930 : 0.9360)
+                                : 0.0;
+  s.kappa = 0.1875483;
+  s.lambda = 1.1;
+  s.sequence = k.sequence;
+  s.langevin_step = 0.02;
+  s.seed = 2026;
+  s.cuda_device = o.device;
+  s.measurement_capacity = 1;
+  return s;
+}
+
+/// Median seconds per sweep of `engine`, after warm-up; sweeps per repeat chosen so a repeat
+/// takes about 0.2 s.
+double seconds_per_sweep(Engine& engine, int repeats) {
+  engine.initialize();
+  uint64_t sweep = 0;
+  double one = engine.timed_sweeps(sweep++, 1);  // warm-up (and a first estimate)
+  one = std::max(engine.timed_sweeps(sweep++, 1), 1e-7);
+  const auto count = static_cast<uint64_t>(std::clamp(0.2 / one, 1.0, 2000.0));
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) {
+    times.push_back(engine.timed_sweeps(sweep, count) / static_cast<double>(count));
+    sweep += count;
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+int64_t volume_of(const std::vector<int64_t>& dims) {
+  int64_t v = 1;
+  for (int64_t l : dims) v *= l;
+  return v;
+}
+
+/// The type of the site variable: int8 (Ising), uint8 (Potts), float or double.
+std::string type_name(const BenchOptions& o, const KernelCase& k) {
+  if (o.model == "ising") return "int8";
+  if (o.model == "potts") return "uint8";
+  return k.precision == Precision::float32 ? "float" : "double";
+}
+
+std::string dims_text(const std::vector<int64_t>& dims) {
+  std::string s;
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "x" : "") + std::to_string(dims[i]);
+  return s;
+}
+
+void write_json(const std::string& path, const std::string& device, double copy,
+                const BenchOptions& o, const std::vector<Result>& results) {
+  std::ofstream out(path);
+  out << "{\n  \"program\": \"sim bench\",\n  \"version\": \"" << kLatticaVersion << " ("
+      << kLatticaGitCommit << ")\",\n  \"device\": \"" << device
+      << "\",\n  \"copy_bandwidth_gb_per_s\": " << copy / 1e9 << ",\n  \"model\": \"" << o.model
+      << "\",\n  \"repeats\": " << o.repeats << ",\n  \"kernels\": [\n";
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Result& r = results[i];
+    out << "    {\"kernel\": \"" << r.kernel.name << "\", \"type\": \"" << type_name(o, r.kernel)
+        << "\", \"lattice\": \""
+        << dims_text(r.dims) << "\", \"seconds_per_sweep\": " << r.seconds_per_sweep
+        << ", \"site_updates_per_ns\": " << r.site_updates_per_ns
+        << ", \"bytes_per_site_update\": " << r.bytes_per_site
+        << ", \"gb_per_s\": " << r.gigabytes_per_second
+        << ", \"percent_of_copy\": " << r.percent_of_copy << ", \"cpu_lattice\": \""
+        << dims_text(r.cpu_dims) << "\", \"cpu_site_updates_per_ns\": "
+        << r.cpu_site_updates_per_ns << "}" << (i + 1 < results.size() ? "," : "") << "\n";
+  }
+  out << "  ]\n}\n";
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace
+
+int run_bench(const BenchOptions& o) {
+  std::string reason;
+  if (cuda_device_count(reason) == 0) {
+    std::fprintf(stderr, "sim bench: error: %s; the benchmark times the GPU\n", reason.c_str());
+    return 2;
+  }
+  const bool lattice_2d = o.model == "ising" || o.model == "potts";
+  const std::vector<int64_t> dims =
+      !o.dims.empty() ? o.dims
+      : lattice_2d    ? std::vector<int64_t>{32768, 32768}
+                      : std::vector<int64_t>{256, 256, 256};
+  const std::vector<int64_t> cpu_dims =
+      !o.cpu_dims.empty() ? o.cpu_dims
+      : lattice_2d        ? std::vector<int64_t>{1024, 1024}
+                          : std::vector<int64_t>{48, 48, 48};
+  for (const std::vector<int64_t>* d : {&dims, &cpu_dims}) {
+    const bool sizes_ok = std::all_of(d->begin(), d->end(),
+                                      [](int64_t l) { return l >= 2 && l % 2 == 0; });
+    if (d->empty() || d->size() > 4 || !sizes_ok) {
+      std::fprintf(stderr, "sim bench: error: --dims/--cpu-dims %s: 1 to 4 even sizes >= 2\n",
+                   dims_text(*d).c_str());
+      return 2;
+    }
+  }
+  const double copy = cuda_copy_bandwidth(o.device, size_t(1) << 30, 20);
+  std::vector<Result> results;
+  std::string device;
+  for (const KernelCase& k : kernels_of(o)) {
+    Result r;
+    r.kernel = k;
+    r.dims = dims;
+    r.cpu_dims = cpu_dims;
+    auto gpu = make_cuda_engine(settings_for(o, k, dims));
+    device = gpu->device_name();
+    r.seconds_per_sweep = seconds_per_sweep(*gpu, o.repeats);
+    gpu.reset();
+    const double sites = static_cast<double>(volume_of(dims));
+    r.site_updates_per_ns = sites / (r.seconds_per_sweep * 1e9);
+    EngineSettings s = settings_for(o, k, dims);
+    r.bytes_per_site = 2.0 * static_cast<double>(site_bytes(s));
+    r.gigabytes_per_second = r.bytes_per_site * sites / r.seconds_per_sweep / 1e9;
+    r.percent_of_copy = 100.0 * r.gigabytes_per_second * 1e9 / copy;
+    auto cpu = make_cpu_engine(settings_for(o, k, cpu_dims));
+    r.cpu_site_updates_per_ns = static_cast<double>(volume_of(cpu_dims)) /
+                                (seconds_per_sweep(*cpu, 3) * 1e9);
+    results.push_back(r);
+  }
+  std::printf("sim bench: %s, copy bandwidth %.1f GB/s (device-to-device, read + write)\n",
+              device.c_str(), copy / 1e9);
+  std::printf("%-16s %-7s %-14s %12s %10s %9s %9s   %s\n", "kernel", "type", "lattice",
+              "updates/ns", "GB/s", "% copy", "B/site", "CPU updates/ns (lattice)");
+  for (const Result& r : results) {
+    std::printf("%-16s %-7s %-14s %12.2f %10.1f %8.1f%% %9.0f   %.4f (%s)\n",
+                r.kernel.name.c_str(), type_name(o, r.kernel).c_str(),
+                dims_text(r.dims).c_str(), r.site_updates_per_ns, r.gigabytes_per_second,
+                r.percent_of_copy, r.bytes_per_site, r.cpu_site_updates_per_ns,
+                dims_text(r.cpu_dims).c_str());
+  }
+  std::printf("B/site: the least traffic of one site update (its variable read and written once); "
+              "%% copy compares that traffic with the copy. The whole-lattice Langevin passes "
+              "move far more (FFTs, layout permutations).\n");
+  if (!o.json_path.empty()) write_json(o.json_path, device, copy, o, results);
+  return 0;
+}
+
+}  // namespace lattica
