@@ -42,6 +42,7 @@ constexpr KeyRule kSchema[] = {
     {"update", "tune"},
     {"update", "target_acceptance"},
     {"update", "langevin_step"},
+    {"update", "multispin"},
     {"run", "thermalization"},
     {"run", "measurements"},
     {"run", "measure_every"},
@@ -461,6 +462,7 @@ toml::table resolved_table(const Config& c) {
     update.insert("target_acceptance", c.target_acceptance);
   }
   if (uses_langevin(c.sequence)) update.insert("langevin_step", c.langevin_step);
+  if (c.model_kind == "ising") update.insert("multispin", c.multispin);
   toml::table t{
       {"lattice", toml::table{{"dims", dims}}},
       {"model", model},
@@ -499,6 +501,7 @@ std::string resolved_toml(const Config& c) {
 std::string chain_toml(const Config& c) {
   toml::table t = resolved_table(c);
   t.erase("output");
+  t["update"].as_table()->erase("multispin");  // the same chain either way
   for (const char* key : {"measurements", "backend", "threads", "device", "checkpoint_every",
                           "checkpoint_minutes", "walltime"})
     t["run"].as_table()->erase(key);
@@ -554,6 +557,7 @@ EngineSettings Config::engine_settings() const {
   s.tune_step = tune_step;
   s.target_acceptance = target_acceptance;
   s.langevin_step = langevin_step;
+  s.multispin = multispin;
   s.seed = seed;
   s.start = start == "cold" ? InitialState::cold : InitialState::hot;
   s.cpu_threads = threads;
@@ -655,6 +659,13 @@ Config read_point(const toml::table& root, const std::string& source_name,
   } else {
     for (const char* key : {"hits", "step", "tune", "target_acceptance"})
       only_for("update", key, "continuous models (\"on\", \"phi4\")");
+  }
+  if (c.model_kind == "ising") {
+    c.multispin = r.boolean("update", "multispin", true,
+                            "store 32 spins per word and update them together where the last "
+                            "extent is a multiple of 64 (the chain is the same either way)");
+  } else {
+    only_for("update", "multispin", "the Ising model");
   }
   if (uses_langevin(c.sequence)) {
     c.langevin_step = r.number("update", "langevin_step", 0.1, 0.0,

@@ -47,6 +47,7 @@ struct Config {
   bool tune_step = true;
   double target_acceptance = 0.5;
   double langevin_step = 0.1;  ///< phi^4 langevin / mala passes: time step epsilon
+  bool multispin = true;       ///< Ising: multi-spin-coded storage where the lattice allows
   int64_t thermalization = 0;
   int64_t measurements = 0;
   int64_t measure_every = 1;

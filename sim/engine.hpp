@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/models/ising_packed.hpp"
 #include "kernels/models/lattice_model.hpp"
 #include "kernels/rng/philox.hpp"
 
@@ -51,6 +52,9 @@ struct EngineSettings {
   /// Momentum-projected time-slice correlators on every k-th measurement; 0: off.
   int64_t timeslice_every = 0;
   int timeslice_momenta_per_axis = 1;  ///< N: p = 0 and n e_a, n = 1 .. N, per spatial axis
+  /// Ising: store 32 spins per word and update them together where the lattice allows
+  /// (uses_packed_ising); the chain is the same either way.
+  bool multispin = true;
   int cpu_threads = 0;                  ///< 0: OpenMP default
   int cuda_device = 0;
   int cuda_block_size = 256;  ///< threads per block; the chain does not depend on it
@@ -103,8 +107,18 @@ inline size_t site_bytes(const EngineSettings& s) {
   }
 }
 
+/// Whether an engine of these settings keeps Ising spins multi-spin coded, 1 bit each
+/// (kernels/models/ising_packed.hpp): Ising, multispin on, the last extent a multiple of 64.
+inline bool uses_packed_ising(const EngineSettings& s) {
+  return s.model == ModelKind::ising && s.multispin && !s.dims.empty() && s.dims.size() <= 4 &&
+         packable_lattice(s.dims.data(), static_cast<int>(s.dims.size()));
+}
+
 /// The most bytes of one replica's queued measurement record, of any model.
 constexpr size_t kMaxMeasurementBytes = 128;
+
+/// Bytes of the packed engine's bounded buffer for conversions to and from lexicographic bytes.
+constexpr size_t kPackedChunkBytes = size_t(1) << 24;
 
 /// Bytes an engine of these settings allocates on its backend (spins and their lexicographic
 /// copy, per-site acceptance counts, queued measurements, the spectral and Langevin buffers,
@@ -113,11 +127,18 @@ inline size_t engine_bytes(const EngineSettings& s) {
   size_t volume = 1;
   for (int64_t l : s.dims) volume *= static_cast<size_t>(l);
   const size_t sites = volume * static_cast<size_t>(s.replicas);
-  size_t bytes = sites * (2 * site_bytes(s) + 1) +
-                 static_cast<size_t>(s.measurement_capacity) * s.replicas * kMaxMeasurementBytes +
-                 (size_t(1) << 22);
+  const bool spectral = s.structure_factor_every > 0 || s.timeslice_every > 0;
+  size_t bytes =
+      static_cast<size_t>(s.measurement_capacity) * s.replicas * kMaxMeasurementBytes +
+      (size_t(1) << 22);
+  if (uses_packed_ising(s)) {
+    // Packed spins, the conversion buffer and, for spectral measurements, a byte copy.
+    bytes += sites / 8 + kPackedChunkBytes + (spectral ? sites : 0);
+  } else {
+    bytes += sites * (2 * site_bytes(s) + 1);
+  }
   // The order-parameter field (up to 4 components, double) and its half spectrum.
-  if (s.structure_factor_every > 0 || s.timeslice_every > 0) bytes += sites * 4 * 8;
+  if (spectral) bytes += sites * 4 * 8;
   if (s.structure_factor_every > 0) bytes += sites * 4 * 16;
   // Fourier-accelerated Langevin: the proposal, two double fields, two spectra, 1 / M'(k).
   for (UpdateAlgorithm a : s.sequence) {

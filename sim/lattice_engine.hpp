@@ -21,6 +21,7 @@
 #include "kernels/spectral/timeslice.hpp"
 #include "sim/engine.hpp"
 #include "sim/fourier_langevin.hpp"
+#include "sim/packed_ising.hpp"
 
 namespace lattica {
 
@@ -51,6 +52,17 @@ template <class Exec, int D, class Model>
 class LatticeEngine final : public Engine {
   using Spin = typename Model::Spin;
   using Sums = typename Model::Sums;
+  static constexpr bool kPackable = std::is_same_v<Model, IsingModel>;
+
+  /// Sites of the byte-per-spin checkerboard storage: none when the spins are packed.
+  static int64_t storage_sites(const EngineSettings& s, const Checkerboard<D>& lattice) {
+    return uses_packed_ising(s) ? 0 : s.replicas * lattice.volume();
+  }
+  /// Sites of the lexicographic copy: needed packed only to feed the spectral measurements.
+  static int64_t lexicographic_sites(const EngineSettings& s, const Checkerboard<D>& lattice) {
+    const bool spectral = s.structure_factor_every > 0 || s.timeslice_every > 0;
+    return uses_packed_ising(s) && !spectral ? 0 : s.replicas * lattice.volume();
+  }
 
  public:
   explicit LatticeEngine(const EngineSettings& settings)
@@ -58,11 +70,16 @@ class LatticeEngine final : public Engine {
         lattice_(Checkerboard<D>::make(settings.dims.data())),
         params_(model_params(Model{}, settings, D)),
         settings_(settings),
-        spins_(exec_.template allocate<Spin>(settings.replicas * lattice_.volume())),
-        lexicographic_(exec_.template allocate<Spin>(settings.replicas * lattice_.volume())),
+        spins_(exec_.template allocate<Spin>(storage_sites(settings, lattice_))),
+        lexicographic_(exec_.template allocate<Spin>(lexicographic_sites(settings, lattice_))),
         sums_(exec_.template allocate<Sums>(settings.measurement_capacity * settings.replicas)) {
     for (const HistogramInfo& info : Model::histograms()) {
       histograms_.push_back({info.name, info.description, {}, 0});
+    }
+    if constexpr (kPackable) {
+      if (uses_packed_ising(settings)) {
+        packed_ = std::make_unique<PackedIsing<Exec, D>>(exec_, lattice_, settings.replicas);
+      }
     }
     if (settings.sequence.empty() || settings.sequence.size() > kMaxUpdatePasses) {
       throw InputError("update.sequence: 1 to " + std::to_string(kMaxUpdatePasses) +
@@ -88,6 +105,9 @@ class LatticeEngine final : public Engine {
   }
 
   void initialize() override {
+    if constexpr (kPackable) {
+      if (packed_) return packed_->initialize(params_, settings_.start == InitialState::hot);
+    }
     exec_.for_each(replicas() * lattice_.volume(),
                    Initialize<D, Model>{lattice_, params_, spins_.data(),
                                         settings_.start == InitialState::hot});
@@ -154,17 +174,21 @@ class LatticeEngine final : public Engine {
     if (queued_ >= settings_.measurement_capacity) {
       throw std::logic_error("LatticeEngine::measure: queue full, collect() first");
     }
-    for (int r = 0; r < replicas(); ++r) {
-      exec_.template reduce_sum_into<Sums>(
-          lattice_.half_volume,
-          SiteSums<D, Model>{lattice_, params_, spins_.data() + r * lattice_.volume()},
-          sums_.data() + queued_ * replicas() + r);
+    Sums* sums = sums_.data() + queued_ * replicas();
+    if (packed()) {
+      if constexpr (kPackable) packed_->sums_into(sums);
+    } else {
+      for (int r = 0; r < replicas(); ++r) {
+        exec_.template reduce_sum_into<Sums>(
+            lattice_.half_volume,
+            SiteSums<D, Model>{lattice_, params_, spins_.data() + r * lattice_.volume()}, sums + r);
+      }
     }
     const bool spectrum_due = fft_ && measurements_ % settings_.structure_factor_every == 0;
     const bool timeslices_due =
         settings_.timeslice_every > 0 && measurements_ % settings_.timeslice_every == 0;
     if (spectrum_due || timeslices_due) {
-      exec_.to_lexicographic(lattice_, spins_.data(), lexicographic_.data(), replicas());
+      gather_lexicographic();
       exec_.for_each(replicas() * components_ * lattice_.volume(),
                      FieldComponents<Model>{params_, lexicographic_.data(), field_.data(),
                                             lattice_.volume(), components_});
@@ -236,7 +260,11 @@ class LatticeEngine final : public Engine {
   }
 
   void configuration(void* out) override {
-    exec_.to_lexicographic(lattice_, spins_.data(), lexicographic_.data(), replicas());
+    if (packed()) {
+      if constexpr (kPackable) packed_->to_host(static_cast<Spin*>(out));
+      return;
+    }
+    gather_lexicographic();
     exec_.copy_to_host(lexicographic_, static_cast<Spin*>(out));
   }
   SnapshotFormat snapshot_format() const override { return Model::snapshot_format(params_); }
@@ -261,8 +289,12 @@ class LatticeEngine final : public Engine {
     if (s.configuration.size() != lexicographic.size() * sizeof(Spin))
       throw std::invalid_argument("restore: the configuration does not match the lattice");
     std::memcpy(lexicographic.data(), s.configuration.data(), s.configuration.size());
-    exec_.copy_to_device(lexicographic.data(), lexicographic_);
-    exec_.from_lexicographic(lattice_, lexicographic_.data(), spins_.data(), replicas());
+    if (packed()) {
+      if constexpr (kPackable) packed_->from_host(lexicographic.data());
+    } else {
+      exec_.copy_to_device(lexicographic.data(), lexicographic_);
+      exec_.from_lexicographic(lattice_, lexicographic_.data(), spins_.data(), replicas());
+    }
     histograms_ = s.histograms;
     measurements_ = s.measurements;
     if (fft_ && s.structure_factor.samples > 0) {
@@ -380,12 +412,27 @@ class LatticeEngine final : public Engine {
     spectral_samples_ += replicas();
   }
 
+  bool packed() const { return packed_ != nullptr; }
+
+  /// Every replica in lexicographic order into lexicographic_.
+  void gather_lexicographic() {
+    if (packed()) {
+      if constexpr (kPackable) packed_->to_lexicographic(lexicographic_.data());
+    } else {
+      exec_.to_lexicographic(lattice_, spins_.data(), lexicographic_.data(), replicas());
+    }
+  }
+
   /// Sweep s: every pass of the sequence over both colours. With count_accepted, each
   /// Metropolis half-pass's accepted moves are summed into the next slot of acceptance_sums_
   /// (no host wait).
   void sweep_once(uint64_t s, bool count_accepted) {
     for (size_t pass = 0; pass < settings_.sequence.size(); ++pass) {
       const UpdateAlgorithm algorithm = settings_.sequence[pass];
+      if (packed()) {
+        if constexpr (kPackable) packed_->update(params_, algorithm, static_cast<uint32_t>(pass), s);
+        continue;
+      }
       if (is_whole_lattice(algorithm)) {
         if constexpr (Model::kFourierLangevin) {
           if (!langevin_->shift_ready()) langevin_->set_shift(params_, spins_.data());
@@ -482,6 +529,8 @@ class LatticeEngine final : public Engine {
   // Fourier-accelerated Langevin passes (phi^4 with langevin or mala in the sequence).
   std::unique_ptr<FourierLangevin<Exec, D, Model>> langevin_;
   double langevin_acceptance_ = -1.0;
+  // Multi-spin-coded Ising spins (uses_packed_ising()), in place of spins_.
+  std::unique_ptr<PackedIsing<Exec, D>> packed_;
 };
 
 /// The engine of one model for the lattice dimension in settings.

@@ -96,10 +96,10 @@ class CpuExec {
     return total;
   }
 
-  /// Copies host data into a buffer (buffer.size() entries).
+  /// Copies host data into the first `count` entries of a buffer (all when negative).
   template <class T>
-  void copy_to_device(const T* from, Buffer<T>& to) const {
-    std::copy(from, from + to.size(), to.data());
+  void copy_to_device(const T* from, Buffer<T>& to, int64_t count = -1) const {
+    std::copy(from, from + (count < 0 ? to.size() : count), to.data());
   }
 
   /// Copies the first `count` entries (all when negative) of a buffer to the host.

@@ -76,6 +76,9 @@ class CudaExec {
     max_grid_ = static_cast<int64_t>(prop.multiProcessorCount) * 64;
     LATTICA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     scratch_ = DeviceBuffer<unsigned char>(kScratchBytes);
+    ticket_ = DeviceBuffer<unsigned int>(1);
+    LATTICA_CUDA_CHECK(cudaMemsetAsync(ticket_.data(), 0, sizeof(unsigned int), stream_));
+    LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   CudaExec(const CudaExec&) = delete;
   CudaExec& operator=(const CudaExec&) = delete;
@@ -109,7 +112,7 @@ class CudaExec {
                   "reduction scratch too small");
     T* d_partials = reinterpret_cast<T*>(scratch_.data());
     T* d_result = d_partials + kReduceMaxBlocks;
-    device_reduce_sum<T>(n, f, d_partials, d_result, stream_);
+    device_reduce_sum<T>(n, f, d_partials, ticket_.data(), d_result, stream_);
     T result;
     LATTICA_CUDA_CHECK(
         cudaMemcpyAsync(&result, d_result, sizeof(T), cudaMemcpyDeviceToHost, stream_));
@@ -121,7 +124,8 @@ class CudaExec {
   template <class T, class F>
   void reduce_sum_into(int64_t n, const F& f, T* d_result) const {
     static_assert(kReduceMaxBlocks * sizeof(T) <= kScratchBytes, "reduction scratch too small");
-    device_reduce_sum<T>(n, f, reinterpret_cast<T*>(scratch_.data()), d_result, stream_);
+    device_reduce_sum<T>(n, f, reinterpret_cast<T*>(scratch_.data()), ticket_.data(), d_result,
+                         stream_);
   }
 
   /// counts[b] = #{i in [0, n) : bin_of(i) == b} for b in [0, bins); bin_of may return -1 to
@@ -129,14 +133,15 @@ class CudaExec {
   template <class F>
   void histogram(int64_t n, const F& bin_of, int64_t bins,
                  Buffer<unsigned long long>& counts) const {
-    device_histogram(n, bin_of, bins, counts.data(), static_cast<int>(max_grid_), stream_);
+    device_histogram(n, bin_of, bins, counts.data(), static_cast<int>(max_grid_ / 64), stream_);
   }
 
-  /// Copies host data into a buffer (buffer.size() entries), ordered on this policy's stream.
+  /// Copies host data into the first `count` entries of a buffer (all when negative), ordered on this policy's stream.
   /// Use this rather than cudaMemcpy: the stream does not wait for the legacy default stream.
   template <class T>
-  void copy_to_device(const T* from, Buffer<T>& to) const {
-    LATTICA_CUDA_CHECK(cudaMemcpyAsync(to.data(), from, static_cast<size_t>(to.size()) * sizeof(T),
+  void copy_to_device(const T* from, Buffer<T>& to, int64_t count = -1) const {
+    const int64_t n = count < 0 ? to.size() : count;
+    LATTICA_CUDA_CHECK(cudaMemcpyAsync(to.data(), from, static_cast<size_t>(n) * sizeof(T),
                                        cudaMemcpyHostToDevice, stream_));
     LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
@@ -248,6 +253,7 @@ class CudaExec {
   mutable cublasHandle_t blas_ = nullptr;  ///< created on first use
   // mutable: reductions reuse it from const member functions
   mutable DeviceBuffer<unsigned char> scratch_;
+  mutable DeviceBuffer<unsigned int> ticket_;  ///< blocks done in the reduction in flight
 };
 
 }  // namespace lattica

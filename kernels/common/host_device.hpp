@@ -8,3 +8,11 @@
 #define LATTICA_HD
 #define LATTICA_HD_INLINE inline
 #endif
+
+/// Asks nvcc to unroll the next loop (small fixed trip counts whose per-iteration values must
+/// stay in registers); a no-op for the host compiler.
+#if defined(__CUDA_ARCH__)
+#define LATTICA_UNROLL _Pragma("unroll")
+#else
+#define LATTICA_UNROLL
+#endif

@@ -85,6 +85,13 @@ struct Checkerboard {
     return 2 * j + p;
   }
 
+  /// Position of colour-local site j in its random-number group (kLanesPerGroup sites of one
+  /// row along the last axis, consecutive in storage; the last group of a row may be shorter).
+  LATTICA_HD_INLINE int lane(int64_t j) const {
+    // Rows of whole groups (the usual case) need no division.
+    return static_cast<int>(((half_last & 31) == 0 ? j : j % half_last) & 31);
+  }
+
   /// Storage position (colour * V/2 + colour-local index) of lexicographic site i.
   LATTICA_HD_INLINE int64_t storage_index(int64_t i) const {
     int64_t rest = i;

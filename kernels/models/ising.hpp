@@ -2,11 +2,12 @@
 // Ising model per-site physics, written once for both backends.
 //
 // H = -J sum_<ij> s_i s_j - h sum_i s_i with J = 1 on a periodic hypercubic lattice.
-// Both update algorithms are expressed as "the new spin is +1 iff u < T[s][n]", where u is a
-// uniform 32-bit Philox word and T is the probability of +1 as a fixed-point threshold in
-// [0, 2^32], tabulated on the host from the old spin s and the neighbour sum n. The device
-// never evaluates exp(), so both backends take bit-identical decisions, and sites whose
-// outcome is certain (T = 0 or T = 2^32) draw no random number at all.
+// Both update algorithms are expressed as "the spin flips iff u < F[s][a]", where a is the number
+// of neighbours anti-aligned with the old spin s, u the site's bit-sliced uniform 32-bit word
+// (LaneRandom: 32 sites of a colour share one Philox stream) and F the flip probability as a
+// fixed-point threshold in [0, 2^32], tabulated on the host. The device never evaluates exp(),
+// both backends and the multi-spin-coded kernel (ising_packed.hpp) take bit-identical
+// decisions, and sites whose outcome is certain (F = 0 or F = 2^32) draw no random bits at all.
 
 #include <cmath>
 #include <cstdint>
@@ -31,9 +32,10 @@ inline uint64_t probability_threshold(double p) {
 
 /// Tabulated transition probabilities; trivially copyable, passed to kernels by value.
 struct IsingParams {
-  /// up_threshold[heat bath][s == +1][(n + 2D) / 2]: probability that the new spin is +1,
-  /// times 2^32, for Metropolis (0) and heat bath (1).
-  uint64_t up_threshold[2][2][9];
+  /// flip_threshold[heat bath][s == +1][a]: probability that the spin s flips when a of its 2D
+  /// neighbours are anti-aligned with it (neighbour sum n = s (2D - 2a)), times 2^32, for
+  /// Metropolis (0) and heat bath (1).
+  uint64_t flip_threshold[2][2][9];
   uint64_t seed;
   double field;
 };
@@ -46,28 +48,28 @@ inline IsingParams make_ising_params(int d, double beta, double h, uint64_t seed
   p.field = h;
   for (int up = 0; up < 2; ++up) {
     const int s = up ? 1 : -1;
-    for (int k = 0; k <= 2 * d; ++k) {
-      const double local_field = (2 * k - 2 * d) + h;  // n + h
+    for (int a = 0; a <= 2 * d; ++a) {
+      const double aligned_field = (2 * d - 2 * a) + s * h;  // s (n + h), s n = 2d - 2a
       // Metropolis: flip with min(1, exp(-beta dE)), dE = 2 s (n + h).
-      const uint64_t flip = probability_threshold(std::exp(-2.0 * beta * s * local_field));
-      p.up_threshold[0][up][k] = up ? kThresholdOne - flip : flip;
-      // Heat bath: P(+1) = e^{beta f} / (e^{beta f} + e^{-beta f}), stable in the tanh form.
-      p.up_threshold[1][up][k] = probability_threshold(0.5 * (1.0 + std::tanh(beta * local_field)));
+      p.flip_threshold[0][up][a] = probability_threshold(std::exp(-2.0 * beta * aligned_field));
+      // Heat bath: P(-s) = e^{-beta s (n+h)} / (2 cosh(beta (n+h))), stable in the tanh form.
+      p.flip_threshold[1][up][a] = probability_threshold(0.5 * (1.0 - std::tanh(beta * aligned_field)));
     }
   }
   return p;
 }
 
-/// New value of one spin given its old value and neighbour sum. Draws a Philox word only when
-/// the outcome is uncertain.
+/// New value of one spin given its old value and neighbour sum. Draws random bits only when the
+/// outcome is uncertain.
 template <int D>
 LATTICA_HD_INLINE int8_t ising_new_spin(const IsingParams& params, UpdateAlgorithm algorithm,
-                                        int8_t spin, int neighbour_sum, SiteRandom& random) {
-  const uint64_t threshold = params.up_threshold[algorithm == UpdateAlgorithm::heatbath]
-                                                [spin > 0][(neighbour_sum + 2 * D) / 2];
-  if (threshold == 0) return -1;
-  if (threshold >= kThresholdOne) return 1;
-  return random.next() < threshold ? int8_t(1) : int8_t(-1);
+                                        int8_t spin, int neighbour_sum, LaneRandom& random) {
+  const int anti_aligned = (2 * D - spin * neighbour_sum) / 2;
+  const uint64_t threshold =
+      params.flip_threshold[algorithm == UpdateAlgorithm::heatbath][spin > 0][anti_aligned];
+  if (threshold == 0) return spin;
+  if (threshold >= kThresholdOne) return static_cast<int8_t>(-spin);
+  return random.below(static_cast<uint32_t>(threshold)) ? static_cast<int8_t>(-spin) : spin;
 }
 
 /// Exact integer sums of one configuration.
@@ -84,6 +86,7 @@ struct IsingModel {
   using Spin = int8_t;
   using Params = IsingParams;
   using Sums = IsingSums;
+  using Random = LaneRandom;  ///< bit-sliced: 32 sites of a colour share a Philox stream
   static constexpr bool kExactHistograms = true;
   static constexpr bool kTunableStep = false;
   static constexpr bool kFourierLangevin = false;
@@ -100,7 +103,7 @@ struct IsingModel {
   /// Metropolis or heat bath (over-relaxation is refused by the configuration).
   template <int D>
   LATTICA_HD_INLINE static Spin update(const Params& p, UpdateAlgorithm algorithm, Spin old,
-                                       const Spin (&nb)[2 * D], SiteRandom& random, int&) {
+                                       const Spin (&nb)[2 * D], LaneRandom& random, int&) {
     int sum = 0;
     for (int k = 0; k < 2 * D; ++k) sum += nb[k];
     return ising_new_spin<D>(p, algorithm, old, sum, random);

@@ -12,7 +12,8 @@
 //     (kernels/spectral/langevin.hpp);
 //   static Spin initial(const Params&, bool hot, uint32_t replica, int64_t site);
 //   template <int D> static Spin update(const Params&, UpdateAlgorithm, Spin old,
-//       const Spin (&nb)[2 * D], SiteRandom&, int& accepted);   // nb: +0, -0, +1, -1, ...
+//       const Spin (&nb)[2 * D], Random&, int& accepted);   // nb: +0, -0, +1, -1, ...
+//     where Random is M::Random when declared (LaneRandom: bit-sliced groups), else SiteRandom;
 //   template <int D> static Sums site_sums(const Params&, Spin s, const Spin (&nb)[2 * D],
 //                                          Spin partner);
 //   static long long histogram_total(const Sums&, int which);   // when kExactHistograms
@@ -20,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/common/host_device.hpp"
 #include "kernels/lattice/checkerboard.hpp"
@@ -58,6 +60,34 @@ struct HistogramInfo {
   long long step;  ///< all attainable totals are congruent modulo step
 };
 
+/// The random-number source of a model's site update: M::Random where declared, else SiteRandom.
+template <class Model, class = void>
+struct RandomOf {
+  using type = SiteRandom;
+};
+template <class Model>
+struct RandomOf<Model, std::void_t<typename Model::Random>> {
+  using type = typename Model::Random;
+};
+
+/// The random numbers of colour-local site j (lexicographic index `site`) in one pass: its own
+/// Philox stream, or for bit-sliced models its lane of its group's stream (the group's first
+/// site, `lane` sites before it in storage, is 2 * lane before it lexicographically).
+template <class Model, int D>
+LATTICA_HD_INLINE typename RandomOf<Model>::type update_random(const Checkerboard<D>& lattice,
+                                                               uint64_t seed, uint32_t replica,
+                                                               int64_t j, int64_t site,
+                                                               uint64_t step) {
+  if constexpr (std::is_same_v<typename RandomOf<Model>::type, LaneRandom>) {
+    const int lane = lattice.lane(j);
+    return LaneRandom(SiteRandom(seed, RngStream::site_update, replica,
+                                 static_cast<uint64_t>(site - 2 * lane), step),
+                      lane);
+  } else {
+    return SiteRandom(seed, RngStream::site_update, replica, static_cast<uint64_t>(site), step);
+  }
+}
+
 /// One pass of `algorithm` over the sites of one colour in every replica; functor over
 /// replica * V/2 + colour-local index, for all replicas at once so small lattices still fill a
 /// GPU. When `accepted` is set, it receives each site's number of accepted Metropolis moves.
@@ -82,8 +112,8 @@ struct UpdateColour {
     int k = 0;
     const int64_t site =
         lattice.visit_neighbours(j, colour, [&](int64_t n) { nb[k++] = other[n]; });
-    SiteRandom random(params.seed, RngStream::site_update, static_cast<uint32_t>(replica),
-                      static_cast<uint64_t>(site), update_step(sweep, pass, 0));
+    auto random = update_random<Model>(lattice, params.seed, static_cast<uint32_t>(replica), j,
+                                       site, update_step(sweep, pass, 0));
     int accepts = 0;
     own[j] = Model::template update<D>(params, algorithm, own[j], nb, random, accepts);
     if (accepted) accepted[index] = static_cast<uint8_t>(accepts);

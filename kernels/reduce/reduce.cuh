@@ -1,7 +1,8 @@
 #pragma once
 // Sum reductions on the GPU: warp shuffle -> block (one value per warp in shared memory)
-// -> grid (per-block partials, then one block adds them). The grid and block shapes are fixed
-// for a given n, so the order of additions, and hence a floating-point result, is repeatable.
+// -> grid (per-block partials, which the last block to finish adds in block order, in the same
+// launch). The grid and block shapes are fixed for a given n, so the order of additions, and
+// hence a floating-point result, is repeatable.
 
 #include <cstdint>
 #include <cstring>
@@ -42,7 +43,7 @@ __device__ __forceinline__ T warp_reduce_sum(T value) {
 template <class T>
 __device__ __forceinline__ T block_reduce_sum(T value) {
   constexpr int warps = kReduceBlock / 32;
-  __shared__ unsigned char raw[warps * sizeof(T)];
+  __shared__ alignas(16) unsigned char raw[warps * sizeof(T)];  // aligned for any T
   T* per_warp = reinterpret_cast<T*>(raw);
   const int lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
@@ -56,10 +57,25 @@ __device__ __forceinline__ T block_reduce_sum(T value) {
   return value;
 }
 
-/// First pass: block b sums f(i) over a grid-stride range and writes partials[b].
+/// *p read past the (non-coherent) L1 cache, one 32-bit word at a time: other blocks wrote it.
+template <class T>
+__device__ __forceinline__ T load_from_l2(const T* p) {
+  constexpr int words = sizeof(T) / 4;
+  unsigned int raw[words];
+  const unsigned int* in = reinterpret_cast<const unsigned int*>(p);
+#pragma unroll
+  for (int w = 0; w < words; ++w) raw[w] = __ldcg(in + w);
+  T value;
+  memcpy(&value, raw, sizeof(T));
+  return value;
+}
+
+/// Block b sums f(i) over a grid-stride range into partials[b]; the block that finishes last
+/// (the ticket counts finished blocks) adds the partials in block order into *result and resets
+/// the ticket for the next reduction.
 template <class T, class F>
 __global__ void __launch_bounds__(kReduceBlock)
-    reduce_partials_kernel(int64_t n, F f, T* partials) {
+    reduce_sum_kernel(int64_t n, F f, T* partials, unsigned int* ticket, T* result) {
   T sum{};
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kReduceBlock;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kReduceBlock + threadIdx.x; i < n;
@@ -67,33 +83,40 @@ __global__ void __launch_bounds__(kReduceBlock)
     sum = sum + f(i);
   }
   sum = block_reduce_sum(sum);
-  if (threadIdx.x == 0) partials[blockIdx.x] = sum;
-}
-
-/// Second pass: one block adds `count` partials into *result.
-template <class T>
-__global__ void __launch_bounds__(kReduceBlock)
-    reduce_final_kernel(const T* partials, int count, T* result) {
-  T sum{};
-  for (int i = threadIdx.x; i < count; i += kReduceBlock) sum = sum + partials[i];
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = sum;
+    __threadfence();  // the partial is visible before the ticket says so
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  sum = T{};
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kReduceBlock) {
+    sum = sum + load_from_l2(partials + b);
+  }
   sum = block_reduce_sum(sum);
-  if (threadIdx.x == 0) *result = sum;
+  if (threadIdx.x == 0) {
+    *result = sum;
+    *ticket = 0;
+  }
 }
 
-/// Number of first-pass blocks for n elements.
+/// Number of blocks for n elements.
 inline int reduce_blocks(int64_t n) {
   const int64_t blocks = (n + kReduceBlock - 1) / kReduceBlock;
   return static_cast<int>(blocks < 1 ? 1 : (blocks > kReduceMaxBlocks ? kReduceMaxBlocks : blocks));
 }
 
-/// Sum of f(i), i in [0, n), into device memory *d_result. d_partials must hold
-/// kReduceMaxBlocks values of T. Asynchronous on `stream`.
+/// Sum of f(i), i in [0, n), into device memory *d_result, in one launch. d_partials must hold
+/// kReduceMaxBlocks values of T; *d_ticket must be 0 (it is left 0). Reductions sharing
+/// d_partials and d_ticket must be ordered (one stream). Asynchronous on `stream`.
 template <class T, class F>
-void device_reduce_sum(int64_t n, const F& f, T* d_partials, T* d_result, cudaStream_t stream) {
-  const int blocks = reduce_blocks(n);
-  reduce_partials_kernel<T><<<blocks, kReduceBlock, 0, stream>>>(n, f, d_partials);
-  LATTICA_CUDA_CHECK_LAUNCH(stream);
-  reduce_final_kernel<T><<<1, kReduceBlock, 0, stream>>>(d_partials, blocks, d_result);
+void device_reduce_sum(int64_t n, const F& f, T* d_partials, unsigned int* d_ticket, T* d_result,
+                       cudaStream_t stream) {
+  reduce_sum_kernel<T><<<reduce_blocks(n), kReduceBlock, 0, stream>>>(n, f, d_partials, d_ticket,
+                                                                       d_result);
   LATTICA_CUDA_CHECK_LAUNCH(stream);
 }
 

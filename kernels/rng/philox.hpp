@@ -134,6 +134,38 @@ class SiteRandom {
   int used_ = 4;
 };
 
+/// Sites that share one Philox stream in the bit-sliced scheme (LaneRandom): up to 32 sites of
+/// one colour, consecutive in checkerboard storage along the last axis.
+constexpr int kLanesPerGroup = 32;
+
+/// The random word of one site in a group of up to kLanesPerGroup same-colour sites that share
+/// one Philox stream, bit-sliced: the site's uniform 32-bit word u has, as its bits from the
+/// most significant down, bit `lane` of the group's successive words. A multi-spin-coded kernel
+/// thus draws one word for 32 sites at a time, and a comparison u < t needs the words only up to
+/// the first bit where u and t differ (2 bits per site on average, exact at any precision).
+class LaneRandom {
+ public:
+  /// group: the stream of the group's first site; lane: the site's position in the group.
+  LATTICA_HD_INLINE LaneRandom(const SiteRandom& group, int lane) : group_(group), lane_(lane) {}
+
+  /// Whether u < threshold, drawing the group's words most significant bit first.
+  LATTICA_HD_INLINE bool below(uint32_t threshold) {
+    for (int bit = 31; bit >= 0; --bit) {
+      const uint32_t u = (group_.next() >> lane_) & 1u;
+      const uint32_t t = (threshold >> bit) & 1u;
+      if (u != t) return u < t;
+    }
+    return false;  // u == threshold
+  }
+
+  /// Philox blocks drawn so far.
+  LATTICA_HD_INLINE uint32_t blocks_drawn() const { return group_.blocks_drawn(); }
+
+ private:
+  SiteRandom group_;
+  int lane_;
+};
+
 /// The first 32 random bits for (seed, stream, replica, site, step).
 LATTICA_HD_INLINE uint32_t philox_u32(uint64_t seed, RngStream stream, uint32_t replica,
                                       uint64_t site, uint64_t step) {

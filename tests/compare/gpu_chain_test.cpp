@@ -42,13 +42,21 @@ TEST_P(GpuChain, IdenticalToCpuReference) {
   s.replicas = c.replicas;
   s.model = c.model;
   s.q = c.q;
+  s.multispin = false;  // the byte-per-spin reference kernels
   const int every = 10;
   auto cpu = make_cpu_engine(s);
   const auto cpu_series = sample(*cpu, 0, c.sweeps / every, every);
   const std::vector<unsigned char> cpu_config = configuration_bytes(*cpu);
 
-  for (int block : {64, 256, 1024}) {
+  // Every block size with the reference kernels; the multi-spin-coded path where it applies.
+  std::vector<std::pair<int, bool>> runs{{64, false}, {256, false}, {1024, false}};
+  EngineSettings packed = s;
+  packed.multispin = true;
+  if (uses_packed_ising(packed)) runs.insert(runs.end(), {{128, true}, {256, true}});
+  for (const auto& [block, multispin] : runs) {
     s.cuda_block_size = block;
+    s.multispin = multispin;
+    SCOPED_TRACE(multispin ? "multi-spin coded" : "byte per spin");
     auto gpu = make_cuda_engine(s);
     const auto gpu_series = sample(*gpu, 0, c.sweeps / every, every);
     const std::vector<unsigned char> gpu_config = configuration_bytes(*gpu);
@@ -154,6 +162,43 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuChain,
                                                      UpdateAlgorithm::metropolis,
                                                      InitialState::hot,
                                                      300},
+                                           ChainCase{"Ising2d_2x64_smallest_packed_field",
+                                                     {2, 64},
+                                                     0.44,
+                                                     0.3,
+                                                     UpdateAlgorithm::metropolis,
+                                                     InitialState::hot,
+                                                     1000,
+                                                     3},
+                                           ChainCase{"Ising2d_64x320_heatbath_field",
+                                                     {64, 320},
+                                                     0.5,
+                                                     -0.25,
+                                                     UpdateAlgorithm::heatbath,
+                                                     InitialState::cold,
+                                                     500},
+                                           ChainCase{"Ising3d_6x10x128_packed_heatbath",
+                                                     {6, 10, 128},
+                                                     0.24,
+                                                     0.0,
+                                                     UpdateAlgorithm::heatbath,
+                                                     InitialState::hot,
+                                                     300,
+                                                     2},
+                                           ChainCase{"Ising3d_16x16x64_packed_field",
+                                                     {16, 16, 64},
+                                                     0.2216544,
+                                                     0.05,
+                                                     UpdateAlgorithm::metropolis,
+                                                     InitialState::hot,
+                                                     300},
+                                           ChainCase{"Ising4d_4x6x2x64_packed",
+                                                     {4, 6, 2, 64},
+                                                     0.15,
+                                                     0.0,
+                                                     UpdateAlgorithm::metropolis,
+                                                     InitialState::hot,
+                                                     200},
                                            ChainCase{"Ising4d_8x4x6x10_heatbath",
                                                      {8, 4, 6, 10},
                                                      0.2,
@@ -202,10 +247,12 @@ Split run_split(const EngineSettings& s, bool first_on_gpu, bool second_on_gpu) 
   return out;
 }
 
-TEST(GpuCheckpoint, EngineStateMovesBetweenBackends) {
+class GpuCheckpoint : public ::testing::TestWithParam<std::vector<int64_t>> {};
+
+TEST_P(GpuCheckpoint, EngineStateMovesBetweenBackends) {
   LATTICA_REQUIRE_GPU_OR_SKIP();
   EngineSettings s;
-  s.dims = {16, 12, 10};
+  s.dims = GetParam();
   s.beta = 0.22;
   s.field = 0.01;
   s.sequence = {UpdateAlgorithm::metropolis};
@@ -226,6 +273,11 @@ TEST(GpuCheckpoint, EngineStateMovesBetweenBackends) {
                   1e-10 * (1 + cpu.structure_factor.power_sum[k]));
   }
 }
+
+// Byte storage, and (last extent 128) the multi-spin-coded path on both backends.
+INSTANTIATE_TEST_SUITE_P(Lattices, GpuCheckpoint,
+                         ::testing::Values(std::vector<int64_t>{16, 12, 10},
+                                           std::vector<int64_t>{6, 4, 128}));
 
 }  // namespace
 }  // namespace lattica::test

@@ -20,9 +20,11 @@ constexpr double kTwo32 = 4294967296.0;
 
 /// P(new spin = +1 | old spin, neighbour sum) from the table.
 double ising_p_up(const IsingParams& p, UpdateAlgorithm a, int d, int old, int sum) {
-  return static_cast<double>(
-             p.up_threshold[a == UpdateAlgorithm::heatbath][old > 0][(sum + 2 * d) / 2]) /
-         kTwo32;
+  const int anti_aligned = (2 * d - old * sum) / 2;
+  const double flip =
+      static_cast<double>(p.flip_threshold[a == UpdateAlgorithm::heatbath][old > 0][anti_aligned]) /
+      kTwo32;
+  return old > 0 ? 1.0 - flip : flip;
 }
 
 /// The random words of trial t at one site, as the engine would give them in sweep t.
@@ -51,7 +53,7 @@ void check_ising(double beta, double h, UpdateAlgorithm a) {
     const int trials = 1000000;
     int ups = 0;
     for (int t = 0; t < trials; ++t) {
-      SiteRandom random = trial_random(0, 12345, t);
+      LaneRandom random(trial_random(0, 12344, t), t % 32);  // every lane of the group
       int accepted = 0;
       ups += IsingModel::update<D>(p, a, -1, nb, random, accepted) > 0;
     }

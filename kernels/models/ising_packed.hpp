@@ -1,0 +1,303 @@
+#pragma once
+// Multi-spin-coded Ising: 32 spins of one colour per 32-bit word, updated together with
+// bit-sliced neighbour counts and bit-sliced random numbers (LaneRandom), so the chain is the
+// one the byte-per-spin reference (UpdateColour with IsingModel) produces, bit for bit.
+//
+// Storage: the checkerboard order of kernels/lattice/checkerboard.hpp, packed: bit b of word k
+// of colour c is colour-local site 32 k + b (1 = spin +1). This needs L_{D-1} % 64 == 0, so a
+// word never straddles a row and a row's words of one colour form exactly its random-number
+// groups; a replica holds 2 * words() words, colour 0 first.
+
+#include <cstdint>
+
+#include "kernels/common/fast_divisor.hpp"
+#include "kernels/common/host_device.hpp"
+#include "kernels/lattice/checkerboard.hpp"
+#include "kernels/models/ising.hpp"
+#include "kernels/rng/philox.hpp"
+
+namespace lattica {
+
+/// Whether a lattice can be stored packed (its words of one colour indexed in 32 bits).
+inline bool packable_lattice(const int64_t* dims, int d) {
+  int64_t volume = 1;
+  for (int a = 0; a < d; ++a) volume *= dims[a];
+  return dims[d - 1] % 64 == 0 && volume / 64 < (int64_t(1) << 32);
+}
+
+LATTICA_HD_INLINE uint32_t popcount32(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint32_t>(__popc(x));
+#else
+  return static_cast<uint32_t>(__builtin_popcount(x));
+#endif
+}
+
+/// Word geometry of a packed checkerboard lattice, in 32-bit indices (words of one colour of
+/// one replica).
+template <int D>
+struct PackedLattice {
+  Checkerboard<D> lattice;
+  uint32_t row_words;      ///< words per row and colour, L_{D-1} / 64
+  uint32_t words;          ///< words per colour, V / 64
+  FastDivisor by_row_words;
+  FastDivisor extent[D];   ///< L_a for a < D - 1
+  uint32_t stride[D];      ///< words between neighbours along axis a < D - 1
+
+  static PackedLattice make(const Checkerboard<D>& lattice) {
+    PackedLattice p{};
+    p.lattice = lattice;
+    p.row_words = static_cast<uint32_t>(lattice.half_last / 32);
+    p.words = static_cast<uint32_t>(lattice.half_volume / 32);
+    p.by_row_words = FastDivisor::make(p.row_words);
+    for (int a = 0; a < D - 1; ++a) {
+      p.extent[a] = FastDivisor::make(static_cast<uint32_t>(lattice.extent[a]));
+      p.stride[a] = static_cast<uint32_t>(lattice.stride[a] / 32);
+    }
+    return p;
+  }
+
+  /// The 2D other-colour words aligned bit for bit with word k of `colour` (neighbour order
+  /// +axis 0, -axis 0, ..., +last, -last, as Checkerboard::visit_neighbours); returns the
+  /// lexicographic index of the word's first site (its random-number group).
+  LATTICA_HD_INLINE int64_t neighbour_words(uint32_t k, int colour, const uint32_t* other,
+                                            uint32_t (&nb)[2 * D]) const {
+    uint32_t rest = by_row_words.divide(k);
+    const uint32_t w = k - rest * row_words;
+    int parity = colour;
+    LATTICA_UNROLL
+    for (int a = D - 2; a >= 0; --a) {
+      const uint32_t length = extent[a].divisor;
+      const uint32_t q = extent[a].divide(rest);
+      const uint32_t x = rest - q * length;
+      rest = q;
+      parity += static_cast<int>(x);
+      const uint32_t wrap = (length - 1) * stride[a];
+      nb[2 * a] = other[x + 1 == length ? k - wrap : k + stride[a]];
+      nb[2 * a + 1] = other[x == 0 ? k + wrap : k - stride[a]];
+    }
+    const int p = parity & 1;
+    // Site 32k + b sits at 2h + p along the last axis (h its position in the row); the
+    // other-colour site of its own pair is bit b of word k, the one of the neighbouring pair bit
+    // b + 1 (p = 1) or b - 1 (p = 0), which may fall in the next or previous word (wrapped).
+    const uint32_t same = other[k];
+    const uint32_t row_start = k - w;
+    if (p) {
+      const uint32_t next = other[row_start + (w + 1 == row_words ? 0 : w + 1)];
+      nb[2 * D - 2] = (same >> 1) | (next << 31);
+      nb[2 * D - 1] = same;
+    } else {
+      const uint32_t previous = other[row_start + (w == 0 ? row_words - 1 : w - 1)];
+      nb[2 * D - 2] = same;
+      nb[2 * D - 1] = (same << 1) | (previous >> 31);
+    }
+    return 64 * static_cast<int64_t>(k) + p;
+  }
+};
+
+/// Bit-sliced count: bits[0..3] of the number of set inputs at each bit position.
+template <int N>
+LATTICA_HD_INLINE void bitsliced_count(const uint32_t (&inputs)[N], uint32_t (&bits)[4]) {
+  bits[0] = bits[1] = bits[2] = bits[3] = 0;
+  LATTICA_UNROLL
+  for (int i = 0; i < N; ++i) {
+    uint32_t carry = inputs[i];
+    LATTICA_UNROLL
+    for (int b = 0; b < 4; ++b) {  // ripple add of one bit
+      const uint32_t next = bits[b] & carry;
+      bits[b] ^= carry;
+      carry = next;
+    }
+  }
+}
+
+/// Mask of the positions whose bit-sliced count equals n.
+LATTICA_HD_INLINE uint32_t count_equals(const uint32_t (&bits)[4], int n) {
+  uint32_t m = ~0u;
+  for (int b = 0; b < 4; ++b) m &= (n >> b) & 1 ? bits[b] : ~bits[b];
+  return m;
+}
+
+/// The flip table of one pass arranged for the packed kernel: the classes of sites (anti-aligned
+/// neighbours a, old spin) whose flip is certain, as bit masks over a, and those whose flip
+/// needs random bits, as kSlots slots (unused slots match no site).
+template <int D, int kSlots>
+struct PackedFlipClasses {
+  uint32_t certain_up;    ///< bit a: an up spin with a anti-aligned neighbours flips surely
+  uint32_t certain_down;  ///< the same for a down spin
+  uint32_t anti[kSlots];  ///< a of each uncertain class; 15 (never a count) when unused
+  uint32_t spin[kSlots];  ///< 0: down spins, 1: up spins, 2: both (the table ignores the spin)
+  uint32_t threshold[kSlots];
+
+  /// Classes of table[s == +1][a]; false when more than kSlots classes are uncertain.
+  static bool make(const uint64_t (&table)[2][9], PackedFlipClasses& c) {
+    c = PackedFlipClasses{};
+    int used = 0;
+    for (int a = 0; a <= 2 * D; ++a) {
+      const bool symmetric = table[0][a] == table[1][a];
+      for (int up = 0; up < 2; ++up) {
+        const uint64_t t = table[up][a];
+        if (t >= kThresholdOne) (up ? c.certain_up : c.certain_down) |= 1u << a;
+        if (t == 0 || t >= kThresholdOne || (symmetric && up == 1)) continue;
+        if (used == kSlots) return false;
+        c.anti[used] = static_cast<uint32_t>(a);
+        c.spin[used] = symmetric ? 2u : static_cast<uint32_t>(up);
+        c.threshold[used++] = static_cast<uint32_t>(t);
+      }
+    }
+    for (int i = used; i < kSlots; ++i) c.anti[i] = 15;
+    return true;
+  }
+};
+
+/// One pass of Metropolis or heat bath over word k of one colour of one replica.
+template <int D, int kSlots>
+struct PackedIsingUpdate {
+  PackedLattice<D> geometry;
+  PackedFlipClasses<D, kSlots> classes;
+  uint64_t seed;
+  uint32_t* spins;  ///< this replica's packed storage
+  uint32_t replica;
+  int colour;
+  uint64_t step;  ///< update_step(sweep, pass, 0)
+
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
+    const auto k = static_cast<uint32_t>(index);
+    uint32_t* own = spins + colour * geometry.words;
+    const uint32_t* other = spins + (1 - colour) * geometry.words;
+    uint32_t nb[2 * D];
+    const int64_t group_site = geometry.neighbour_words(k, colour, other, nb);
+    const uint32_t s = own[k];
+    LATTICA_UNROLL
+    for (int i = 0; i < 2 * D; ++i) nb[i] ^= s;  // 1 where anti-aligned
+    uint32_t count[4];
+    bitsliced_count(nb, count);
+
+    uint32_t flip = 0;
+    LATTICA_UNROLL
+    for (int a = 0; a <= 2 * D; ++a) {
+      const uint32_t up = (classes.certain_up >> a) & 1 ? s : 0u;
+      const uint32_t down = (classes.certain_down >> a) & 1 ? ~s : 0u;
+      flip |= count_equals(count, a) & (up | down);
+    }
+    uint32_t mask[kSlots];
+    uint32_t undecided = 0;
+    LATTICA_UNROLL
+    for (int i = 0; i < kSlots; ++i) {
+      const uint32_t spin = classes.spin[i] == 2 ? ~0u : classes.spin[i] == 1 ? s : ~s;
+      mask[i] = count_equals(count, static_cast<int>(classes.anti[i])) & spin;
+      undecided |= mask[i];
+    }
+    // Bit-sliced u < t, most significant bit first: word `level` of the group's stream holds
+    // every site's bit 31 - level, t the thresholds' bits of each site's class; a site is decided
+    // at the first bit where u and t differ (u's 0 under t's 1: u < t, it flips).
+    const PhiloxKey key = philox_key(seed);
+    PhiloxBlock block{};
+    for (int level = 0; undecided != 0 && level < 32; ++level) {
+      if ((level & 3) == 0) {
+        block = philox4x32_10(philox_counter(RngStream::site_update, replica,
+                                             static_cast<uint64_t>(group_site),
+                                             step + static_cast<uint64_t>(level >> 2)),
+                              key);
+      }
+      const uint32_t r = (level & 3) == 0   ? block.x
+                         : (level & 3) == 1 ? block.y
+                         : (level & 3) == 2 ? block.z
+                                            : block.w;
+      uint32_t t = 0;
+      LATTICA_UNROLL
+      for (int i = 0; i < kSlots; ++i) t |= mask[i] & (0u - ((classes.threshold[i] >> (31 - level)) & 1u));
+      const uint32_t decided = undecided & (r ^ t);
+      flip |= decided & t;
+      undecided ^= decided;
+    }
+    own[k] = s ^ flip;  // sites still undecided after 32 bits have u == t: no flip
+  }
+};
+
+/// Exact sums over colour-0 word k of one replica: the bonds of its 32 sites (each bond has one
+/// colour-0 end) and the magnetization of them and of the colour-1 word stored at k.
+template <int D>
+struct PackedIsingSums {
+  PackedLattice<D> geometry;
+  const uint32_t* spins;  ///< one replica's packed storage
+
+  LATTICA_HD_INLINE IsingSums operator()(int64_t index) const {
+    const auto k = static_cast<uint32_t>(index);
+    const uint32_t* colour1 = spins + geometry.words;
+    uint32_t nb[2 * D];
+    geometry.neighbour_words(k, 0, colour1, nb);
+    const uint32_t s = spins[k];
+    long long anti_aligned = 0;
+    for (int i = 0; i < 2 * D; ++i) anti_aligned += popcount32(s ^ nb[i]);
+    const long long up = popcount32(s) + popcount32(colour1[k]);
+    return {32LL * 2 * D - 2 * anti_aligned, 2 * up - 64};
+  }
+};
+
+/// Initial configuration (IsingModel::initial); functor over replica * 2 * words + word.
+template <int D>
+struct PackedIsingInitialize {
+  PackedLattice<D> geometry;
+  IsingParams params;
+  uint32_t* spins;
+  bool hot;
+
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
+    const int64_t replica_words = 2 * static_cast<int64_t>(geometry.words);
+    const int64_t replica = index / replica_words;
+    const int64_t local = index - replica * replica_words;
+    const int colour = local >= geometry.words;
+    const int64_t first = geometry.lattice.lex_index(32 * (local - colour * geometry.words), colour);
+    uint32_t word = 0;
+    for (int b = 0; b < 32; ++b) {
+      const bool up =
+          IsingModel::initial(params, hot, static_cast<uint32_t>(replica), first + 2 * b) > 0;
+      word |= static_cast<uint32_t>(up) << b;
+    }
+    spins[index] = word;
+  }
+};
+
+/// Packs rows of a lexicographic +-1 configuration; functor over colour * row_count *
+/// row_words + word of those rows (rows [first_row, first_row + row_count) of one replica).
+template <int D>
+struct PackRows {
+  PackedLattice<D> geometry;
+  const int8_t* lexicographic;  ///< the rows' sites, starting with row first_row
+  uint32_t* spins;              ///< one replica's packed storage
+  int64_t first_row;
+  int64_t row_count;
+
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
+    const int64_t chunk_words = row_count * geometry.row_words;
+    const int colour = index >= chunk_words;
+    const int64_t k = first_row * geometry.row_words + index - colour * chunk_words;
+    const int64_t first = geometry.lattice.lex_index(32 * k, colour);
+    const int64_t offset = first - first_row * geometry.lattice.extent[D - 1];
+    uint32_t word = 0;
+    for (int b = 0; b < 32; ++b) {
+      word |= static_cast<uint32_t>(lexicographic[offset + 2 * b] > 0) << b;
+    }
+    spins[colour * static_cast<int64_t>(geometry.words) + k] = word;
+  }
+};
+
+/// Unpacks sites [first, first + n) of one replica in lexicographic order as `T(+1)`/`T(-1)`;
+/// functor over the n sites.
+template <int D, class T>
+struct UnpackLexicographic {
+  PackedLattice<D> geometry;
+  const uint32_t* spins;  ///< one replica's packed storage
+  T* out;
+  int64_t first;
+
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
+    const int64_t i = first + index;
+    const int64_t position = geometry.lattice.storage_index(i);  // colour * V/2 + i / 2
+    const uint32_t word = spins[position / 32];
+    out[index] = (word >> (position & 31)) & 1 ? T(1) : T(-1);
+  }
+};
+
+}  // namespace lattica

@@ -1,0 +1,131 @@
+#pragma once
+// The multi-spin-coded Ising configuration of LatticeEngine (kernels/models/ising_packed.hpp):
+// 1 bit per spin, so the fast path holds 8x the spins of the byte layout. Conversions to and
+// from lexicographic bytes go through a bounded buffer, so they need no byte-per-spin copy.
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/models/ising_packed.hpp"
+#include "kernels/models/lattice_model.hpp"
+#include "sim/engine.hpp"
+
+namespace lattica {
+
+
+template <class Exec, int D>
+class PackedIsing {
+ public:
+  PackedIsing(const Exec& exec, const Checkerboard<D>& lattice, int replicas)
+      : exec_(exec),
+        geometry_(PackedLattice<D>::make(lattice)),
+        replicas_(replicas),
+        spins_(exec.template allocate<uint32_t>(replicas * replica_words())),
+        row_length_(lattice.extent[D - 1]),
+        rows_(lattice.volume() / row_length_),
+        chunk_rows_(std::max<int64_t>(1, static_cast<int64_t>(kPackedChunkBytes) / row_length_)),
+        chunk_(exec.template allocate<int8_t>(std::min(rows_, chunk_rows_) * row_length_)) {}
+
+  void initialize(const IsingParams& params, bool hot) {
+    exec_.for_each(replicas_ * replica_words(),
+                   PackedIsingInitialize<D>{geometry_, params, spins_.data(), hot});
+  }
+
+  /// One pass of Metropolis or heat bath over both colours of every replica.
+  void update(const IsingParams& params, UpdateAlgorithm algorithm, uint32_t pass,
+              uint64_t sweep) {
+    const auto& table = params.flip_threshold[algorithm == UpdateAlgorithm::heatbath];
+    // The fewest class slots that hold the uncertain classes: 2 (Metropolis at h = 0 in 2D),
+    // one per a (h = 0), or one per a and spin.
+    PackedFlipClasses<D, 2> two;
+    PackedFlipClasses<D, 2 * D + 1> per_a;
+    PackedFlipClasses<D, 4 * D + 2> per_class;
+    if (PackedFlipClasses<D, 2>::make(table, two)) {
+      launch(two, params.seed, update_step(sweep, pass, 0));
+    } else if (PackedFlipClasses<D, 2 * D + 1>::make(table, per_a)) {
+      launch(per_a, params.seed, update_step(sweep, pass, 0));
+    } else {
+      PackedFlipClasses<D, 4 * D + 2>::make(table, per_class);
+      launch(per_class, params.seed, update_step(sweep, pass, 0));
+    }
+  }
+
+  /// Queues each replica's exact sums into sums[r].
+  void sums_into(IsingSums* sums) const {
+    for (int r = 0; r < replicas_; ++r) {
+      exec_.template reduce_sum_into<IsingSums>(
+          geometry_.words, PackedIsingSums<D>{geometry_, spins_.data() + r * replica_words()},
+          sums + r);
+    }
+  }
+
+  /// Every replica as +-1 in lexicographic order into a backend buffer of replicas * V.
+  template <class T>
+  void to_lexicographic(T* out) const {
+    const int64_t volume = geometry_.lattice.volume();
+    for (int r = 0; r < replicas_; ++r) {
+      exec_.for_each(volume, UnpackLexicographic<D, T>{
+                                 geometry_, spins_.data() + r * replica_words(), out + r * volume, 0});
+    }
+  }
+
+  /// Every replica as +-1 bytes in lexicographic order into host memory, a chunk at a time.
+  void to_host(int8_t* out) {
+    for_chunks([&](int r, int64_t first_row, int64_t rows) {
+      const int64_t sites = rows * row_length_;
+      exec_.for_each(sites, UnpackLexicographic<D, int8_t>{geometry_,
+                                                           spins_.data() + r * replica_words(),
+                                                           chunk_.data(), first_row * row_length_});
+      exec_.copy_to_host(chunk_, out + r * volume() + first_row * row_length_, sites);
+    });
+  }
+
+  /// Sets every replica from +-1 bytes in lexicographic order in host memory.
+  void from_host(const int8_t* in) {
+    for_chunks([&](int r, int64_t first_row, int64_t rows) {
+      exec_.copy_to_device(in + r * volume() + first_row * row_length_, chunk_, rows * row_length_);
+      exec_.for_each(2 * rows * geometry_.row_words,
+                     PackRows<D>{geometry_, chunk_.data(), spins_.data() + r * replica_words(),
+                                 first_row, rows});
+    });
+    exec_.synchronize();
+  }
+
+ private:
+  int64_t replica_words() const { return 2 * static_cast<int64_t>(geometry_.words); }
+  int64_t volume() const { return geometry_.lattice.volume(); }
+
+  template <int kSlots>
+  void launch(const PackedFlipClasses<D, kSlots>& classes, uint64_t seed, uint64_t step) {
+    for (int colour = 0; colour < 2; ++colour) {
+      for (int r = 0; r < replicas_; ++r) {
+        exec_.for_each(geometry_.words,
+                       PackedIsingUpdate<D, kSlots>{geometry_, classes, seed,
+                                                    spins_.data() + r * replica_words(),
+                                                    static_cast<uint32_t>(r), colour, step});
+      }
+    }
+  }
+
+  /// Calls f(replica, first row, rows) over every replica's rows, chunk_rows_ at a time.
+  template <class F>
+  void for_chunks(const F& f) {
+    for (int r = 0; r < replicas_; ++r) {
+      for (int64_t first = 0; first < rows_; first += chunk_rows_) {
+        f(r, first, std::min(chunk_rows_, rows_ - first));
+      }
+    }
+  }
+
+  const Exec& exec_;
+  PackedLattice<D> geometry_;
+  int replicas_;
+  typename Exec::template Buffer<uint32_t> spins_;  ///< replicas one after another
+  int64_t row_length_;  ///< L_{D-1}
+  int64_t rows_;        ///< V / L_{D-1}
+  int64_t chunk_rows_;
+  typename Exec::template Buffer<int8_t> chunk_;
+};
+
+}  // namespace lattica
