@@ -36,18 +36,12 @@ class PackedIsing {
   void update(const IsingParams& params, UpdateAlgorithm algorithm, uint32_t pass,
               uint64_t sweep) {
     const auto& table = params.flip_threshold[algorithm == UpdateAlgorithm::heatbath];
+    const uint64_t step = update_step(sweep, pass, 0);
     // The fewest class slots that hold the uncertain classes: 2 (Metropolis at h = 0 in 2D),
-    // one per a (h = 0), or one per a and spin.
-    PackedFlipClasses<D, 2> two;
-    PackedFlipClasses<D, 2 * D + 1> per_a;
-    PackedFlipClasses<D, 4 * D + 2> per_class;
-    if (PackedFlipClasses<D, 2>::make(table, two)) {
-      launch(two, params.seed, update_step(sweep, pass, 0));
-    } else if (PackedFlipClasses<D, 2 * D + 1>::make(table, per_a)) {
-      launch(per_a, params.seed, update_step(sweep, pass, 0));
-    } else {
-      PackedFlipClasses<D, 4 * D + 2>::make(table, per_class);
-      launch(per_class, params.seed, update_step(sweep, pass, 0));
+    // one per a (h = 0), or one per a and spin (always enough).
+    if (!launch_if_fits<2>(table, params.seed, step) &&
+        !launch_if_fits<2 * D + 1>(table, params.seed, step)) {
+      launch_if_fits<4 * D + 2>(table, params.seed, step);
     }
   }
 
@@ -96,8 +90,12 @@ class PackedIsing {
   int64_t replica_words() const { return 2 * static_cast<int64_t>(geometry_.words); }
   int64_t volume() const { return geometry_.lattice.volume(); }
 
+  /// Launches the pass with kSlots class slots over both colours of every replica; false (and
+  /// nothing launched) when the table has more uncertain classes than slots.
   template <int kSlots>
-  void launch(const PackedFlipClasses<D, kSlots>& classes, uint64_t seed, uint64_t step) {
+  bool launch_if_fits(const uint64_t (&table)[2][9], uint64_t seed, uint64_t step) {
+    PackedFlipClasses<D, kSlots> classes;
+    if (!PackedFlipClasses<D, kSlots>::make(table, classes)) return false;
     for (int colour = 0; colour < 2; ++colour) {
       for (int r = 0; r < replicas_; ++r) {
         exec_.for_each(geometry_.words,
@@ -106,6 +104,7 @@ class PackedIsing {
                                                     static_cast<uint32_t>(r), colour, step});
       }
     }
+    return true;
   }
 
   /// Calls f(replica, first row, rows) over every replica's rows, chunk_rows_ at a time.

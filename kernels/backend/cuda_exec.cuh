@@ -73,7 +73,8 @@ class CudaExec {
     cudaDeviceProp prop{};
     LATTICA_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
     name_ = prop.name;
-    max_grid_ = static_cast<int64_t>(prop.multiProcessorCount) * 64;
+    sm_count_ = prop.multiProcessorCount;
+    max_grid_ = static_cast<int64_t>(sm_count_) * 64;
     LATTICA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     scratch_ = DeviceBuffer<unsigned char>(kScratchBytes);
     ticket_ = DeviceBuffer<unsigned int>(1);
@@ -133,7 +134,7 @@ class CudaExec {
   template <class F>
   void histogram(int64_t n, const F& bin_of, int64_t bins,
                  Buffer<unsigned long long>& counts) const {
-    device_histogram(n, bin_of, bins, counts.data(), static_cast<int>(max_grid_ / 64), stream_);
+    device_histogram(n, bin_of, bins, counts.data(), sm_count_, stream_);
   }
 
   /// Copies host data into the first `count` entries of a buffer (all when negative), ordered on this policy's stream.
@@ -247,6 +248,7 @@ class CudaExec {
   static constexpr size_t kScratchBytes = 256 * 1024;  // partials of the largest Sums (O(n): 96 B)
   int device_;
   int block_size_;
+  int sm_count_ = 0;
   int64_t max_grid_ = 0;
   std::string name_;
   cudaStream_t stream_ = nullptr;

@@ -52,12 +52,13 @@
 #include "kernels/backend/cuda_check.hpp"
 #include "kernels/histogram/histogram.cuh"
 #include "kernels/reduce/reduce.cuh"
+#include "tests/bench/bench_support.cuh"
 
 namespace lattica {
 namespace {
 
-constexpr int kWarmup = 3;
-constexpr int kCopyBlock = 256;
+using namespace bench;
+
 constexpr int kFillBlock = 256;
 constexpr int64_t kElements = int64_t{1} << 28;  ///< elements (samples) of every case
 constexpr size_t kCopyBytes = size_t{1} << 30;    ///< bytes of the reference copy
@@ -66,31 +67,6 @@ constexpr double kFloatTolerance = 1e-12;         ///< relative, floating-point 
 
 static_assert(kElements <= INT_MAX, "CUB is called with int item counts");
 static_assert(2 * kCopyBytes <= kBufferBytes, "the reference copy runs inside the buffer");
-
-/// Device memory of `bytes` bytes, freed on destruction.
-class DeviceBytes {
- public:
-  explicit DeviceBytes(size_t bytes) { LATTICA_CUDA_CHECK(cudaMalloc(&data_, bytes)); }
-  ~DeviceBytes() { cudaFree(data_); }
-  DeviceBytes(const DeviceBytes&) = delete;
-  DeviceBytes& operator=(const DeviceBytes&) = delete;
-  void* data() const { return data_; }
-
- private:
-  void* data_ = nullptr;
-};
-
-// ---- reference copy ----------------------------------------------------------------------
-
-/// out[i] = in[i], 16-byte words: the copy the primitives are measured against.
-__global__ void __launch_bounds__(kCopyBlock)
-    copy_words_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, int64_t n) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * kCopyBlock;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kCopyBlock + threadIdx.x; i < n;
-       i += stride) {
-    out[i] = in[i];
-  }
-}
 
 // ---- input generation --------------------------------------------------------------------
 
@@ -191,29 +167,6 @@ struct SampleBin {
 };
 
 // ---- timing ------------------------------------------------------------------------------
-
-/// Median milliseconds of `repeats` launches, each timed alone, after kWarmup untimed ones.
-double median_ms(const std::function<void(cudaStream_t)>& launch, cudaStream_t stream,
-                 int repeats) {
-  for (int i = 0; i < kWarmup; ++i) launch(stream);
-  cudaEvent_t start, stop;
-  LATTICA_CUDA_CHECK(cudaEventCreate(&start));
-  LATTICA_CUDA_CHECK(cudaEventCreate(&stop));
-  std::vector<double> ms;
-  for (int i = 0; i < repeats; ++i) {
-    LATTICA_CUDA_CHECK(cudaEventRecord(start, stream));
-    launch(stream);
-    LATTICA_CUDA_CHECK(cudaEventRecord(stop, stream));
-    LATTICA_CUDA_CHECK(cudaEventSynchronize(stop));
-    float elapsed = 0;
-    LATTICA_CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
-    ms.push_back(elapsed);
-  }
-  LATTICA_CUDA_CHECK(cudaEventDestroy(start));
-  LATTICA_CUDA_CHECK(cudaEventDestroy(stop));
-  std::sort(ms.begin(), ms.end());
-  return ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
-}
 
 /// GB/s of moving `bytes` bytes in `ms` milliseconds.
 double gb_per_s(double bytes, double ms) { return bytes / ms / 1e6; }
@@ -415,15 +368,6 @@ std::vector<Case> all_cases() {
 
 // ---- output ------------------------------------------------------------------------------
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out + "\"";
-}
-
 void write_json(const std::string& path, const std::string& device, int repeats,
                 double memcpy_gbps, double copy_kernel_gbps, const std::vector<Result>& results) {
   std::ofstream f(path);
@@ -455,32 +399,17 @@ void write_json(const std::string& path, const std::string& device, int repeats,
 }
 
 int run(int argc, char** argv) {
-  int repeats = 20;
-  std::string json_path, filter;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--json" && i + 1 < argc) {
-      json_path = argv[++i];
-    } else if (arg == "--filter" && i + 1 < argc) {
-      filter = argv[++i];
-    } else if (arg == "--repeats" && i + 1 < argc) {
-      repeats = std::max(1, std::atoi(argv[++i]));
-    } else {
-      std::fprintf(stderr, "usage: %s [--repeats N] [--filter TEXT] [--json FILE]\n", argv[0]);
-      return arg == "--help" || arg == "-h" ? 0 : 2;
-    }
-  }
+  Options options;
+  if (const int exit_code = parse_options(argc, argv, options); exit_code >= 0) return exit_code;
+  const int repeats = options.repeats;
+  const std::string& json_path = options.json_path;
 
   int device = 0;
   LATTICA_CUDA_CHECK(cudaGetDevice(&device));
   cudaDeviceProp prop{};
   LATTICA_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   std::vector<Case> cases = all_cases();
-  cases.erase(
-      std::remove_if(cases.begin(), cases.end(),
-                     [&](const Case& c) { return c.name.find(filter) == std::string::npos; }),
-      cases.end());
-  if (cases.empty()) throw std::runtime_error("no benchmark matches --filter " + filter);
+  keep_matching(cases, options.filter);
 
   DeviceBytes buffer(kBufferBytes);
   LATTICA_CUDA_CHECK(cudaMemset(buffer.data(), 0x5A, kBufferBytes));
@@ -498,16 +427,8 @@ int run(int argc, char** argv) {
             cudaMemcpyAsync(copy_out, copy_in, kCopyBytes, cudaMemcpyDeviceToDevice, s));
       },
       stream, repeats);
-  const int64_t words = static_cast<int64_t>(kCopyBytes / sizeof(uint4));
   const double copy_kernel_ms = median_ms(
-      [&](cudaStream_t s) {
-        const auto blocks = static_cast<unsigned>(
-            std::min<int64_t>((words + kCopyBlock - 1) / kCopyBlock, INT_MAX));
-        copy_words_kernel<<<blocks, kCopyBlock, 0, s>>>(static_cast<const uint4*>(copy_in),
-                                                        static_cast<uint4*>(copy_out), words);
-        LATTICA_CUDA_CHECK_LAUNCH(s);
-      },
-      stream, repeats);
+      [&](cudaStream_t s) { copy_words(copy_in, copy_out, kCopyBytes, s); }, stream, repeats);
   const double copy_bytes = 2.0 * static_cast<double>(kCopyBytes);
   const double memcpy_gbps = gb_per_s(copy_bytes, memcpy_ms);
   const double copy_kernel_gbps = gb_per_s(copy_bytes, copy_kernel_ms);

@@ -220,26 +220,15 @@ struct Split {
   std::vector<double> values;
 };
 
-/// Sweeps [first, last) of `engine`, measuring every 5, collecting at the end.
-void advance(Engine& engine, int64_t first, int64_t last, std::vector<double>& values) {
-  MeasurementBatch batch;
-  for (int64_t s = first; s < last; s += 5) {
-    engine.sweep(static_cast<uint64_t>(s), 5);
-    engine.measure();
-  }
-  engine.collect(batch);
-  values.insert(values.end(), batch.values.begin(), batch.values.end());
-}
-
 Split run_split(const EngineSettings& s, bool first_on_gpu, bool second_on_gpu) {
   auto first = first_on_gpu ? make_cuda_engine(s) : make_cpu_engine(s);
   Split out;
   first->initialize();
-  advance(*first, 0, 100, out.values);
+  advance_measuring(*first, 0, 100, out.values);
   const EngineState half = first->state();
   auto second = second_on_gpu ? make_cuda_engine(s) : make_cpu_engine(s);
   second->restore(half);
-  advance(*second, 100, 200, out.values);
+  advance_measuring(*second, 100, 200, out.values);
   const EngineState end = second->state();
   out.configuration = end.configuration;
   out.histograms = end.histograms;

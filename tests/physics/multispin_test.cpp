@@ -90,17 +90,6 @@ INSTANTIATE_TEST_SUITE_P(
                    InitialState::hot, 60}),
     [](const ::testing::TestParamInfo<PackedCase>& info) { return std::string(info.param.name); });
 
-/// Sweeps [first, last) measuring every 5, then collects; appends the observables.
-void advance(Engine& engine, int64_t first, int64_t last, std::vector<double>& values) {
-  MeasurementBatch batch;
-  for (int64_t s = first; s < last; s += 5) {
-    engine.sweep(static_cast<uint64_t>(s), 5);
-    engine.measure();
-  }
-  engine.collect(batch);
-  values.insert(values.end(), batch.values.begin(), batch.values.end());
-}
-
 TEST(Multispin, CheckpointsMoveBetweenLayouts) {
   const PackedCase c{"", {6, 128}, 0.4, 0.02, {UpdateAlgorithm::metropolis}, InitialState::hot,
                      0, 2};
@@ -109,18 +98,18 @@ TEST(Multispin, CheckpointsMoveBetweenLayouts) {
   {
     auto reference = make_cpu_engine(settings_of(c, false));
     reference->initialize();
-    advance(*reference, 0, 100, want);
+    advance_measuring(*reference, 0, 100, want);
     want_configuration = reference->state().configuration;
   }
   for (bool packed_first : {true, false}) {
     std::vector<double>& got = packed_first ? got_packed_first : got_bytes_first;
     auto first = make_cpu_engine(settings_of(c, packed_first));
     first->initialize();
-    advance(*first, 0, 50, got);
+    advance_measuring(*first, 0, 50, got);
     const EngineState half = first->state();
     auto second = make_cpu_engine(settings_of(c, !packed_first));
     second->restore(half);
-    advance(*second, 50, 100, got);
+    advance_measuring(*second, 50, 100, got);
     EXPECT_EQ(second->state().configuration, want_configuration) << packed_first;
     EXPECT_EQ(got, want) << packed_first;
   }

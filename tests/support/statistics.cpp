@@ -43,6 +43,16 @@ std::vector<unsigned char> configuration_bytes(Engine& engine) {
   return out;
 }
 
+void advance_measuring(Engine& engine, int64_t first, int64_t last, std::vector<double>& values) {
+  MeasurementBatch batch;
+  for (int64_t s = first; s < last; s += 5) {
+    engine.sweep(static_cast<uint64_t>(s), 5);
+    engine.measure();
+  }
+  engine.collect(batch);
+  values.insert(values.end(), batch.values.begin(), batch.values.end());
+}
+
 std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization,
                                         int64_t measurements, int64_t every) {
   const size_t n_obs = engine.observable_names().size();

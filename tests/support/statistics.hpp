@@ -32,6 +32,10 @@ constexpr int64_t kSampleBatch = 1024;
 std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization,
                                         int64_t measurements, int64_t every);
 
+/// Sweeps [first, last) of an initialized engine, measuring every 5 sweeps, then collects and
+/// appends the observables to values (for runs split between engines, as checkpoints do).
+void advance_measuring(Engine& engine, int64_t first, int64_t last, std::vector<double>& values);
+
 /// Every replica's configuration in lexicographic order, as raw bytes of the engine's
 /// snapshot format (for exact comparisons whatever the model).
 std::vector<unsigned char> configuration_bytes(Engine& engine);
