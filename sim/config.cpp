@@ -558,6 +558,7 @@ EngineSettings Config::engine_settings() const {
   s.target_acceptance = target_acceptance;
   s.langevin_step = langevin_step;
   s.multispin = multispin;
+  s.snapshots = snapshot_every > 0;
   s.seed = seed;
   s.start = start == "cold" ? InitialState::cold : InitialState::hot;
   s.cpu_threads = threads;
@@ -756,10 +757,12 @@ Config read_point(const toml::table& root, const std::string& source_name,
   c.replicas = static_cast<int>(r.integer("run", "replicas", 1, 1, kMaxReplicas,
                                           "independent replicas of the chain in one process"));
   if (!c.dims.empty() && errors.empty()) {
-    // The configuration's copies for output and checkpoints, and the engine itself unless it
-    // is sure to run on the GPU (make_cuda_engine checks the device's memory).
+    // The configuration's copies for output (one per snapshot slot in use) and checkpoints,
+    // and the engine itself unless it is sure to run on the GPU (make_cuda_engine checks the
+    // device's memory).
     const EngineSettings settings = c.engine_settings();
-    const long double needed = 2.0L * c.replicas * c.volume() * site_bytes(settings) +
+    const long double copies = c.snapshot_every > 0 ? Engine::kSnapshotSlots + 1 : 2;
+    const long double needed = copies * c.replicas * c.volume() * site_bytes(settings) +
                                (c.backend == "cuda" ? 0.0L : engine_bytes(settings));
     const long double available = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
                                   static_cast<long double>(sysconf(_SC_PAGE_SIZE));

@@ -55,6 +55,9 @@ struct EngineSettings {
   /// Ising: store 32 spins per word and update them together where the lattice allows
   /// (uses_packed_ising); the chain is the same either way.
   bool multispin = true;
+  /// The run takes snapshots between sweeps (output.snapshot_every > 0): the packed Ising
+  /// engine then keeps a lexicographic copy to stage them, so that copying overlaps sweeps.
+  bool snapshots = false;
   int cpu_threads = 0;                  ///< 0: OpenMP default
   int cuda_device = 0;
   int cuda_block_size = 256;  ///< threads per block; the chain does not depend on it
@@ -114,6 +117,19 @@ inline bool uses_packed_ising(const EngineSettings& s) {
          packable_lattice(s.dims.data(), static_cast<int>(s.dims.size()));
 }
 
+/// Largest configuration (bytes, every replica) that the packed Ising engine stages for an
+/// overlapped snapshot; larger ones are unpacked and copied a chunk at a time, synchronously.
+constexpr size_t kMaxStagedSnapshotBytes = size_t(1) << 30;
+
+/// Whether a packed Ising engine keeps a lexicographic byte copy: for spectral measurements,
+/// and for overlapped snapshots of lattices up to kMaxStagedSnapshotBytes.
+inline bool packed_keeps_lexicographic(const EngineSettings& s) {
+  size_t sites = static_cast<size_t>(s.replicas);
+  for (int64_t l : s.dims) sites *= static_cast<size_t>(l);
+  return s.structure_factor_every > 0 || s.timeslice_every > 0 ||
+         (s.snapshots && sites <= kMaxStagedSnapshotBytes);
+}
+
 /// The most bytes of one replica's queued measurement record, of any model.
 constexpr size_t kMaxMeasurementBytes = 128;
 
@@ -132,8 +148,9 @@ inline size_t engine_bytes(const EngineSettings& s) {
       static_cast<size_t>(s.measurement_capacity) * s.replicas * kMaxMeasurementBytes +
       (size_t(1) << 22);
   if (uses_packed_ising(s)) {
-    // Packed spins, the conversion buffer and, for spectral measurements, a byte copy.
-    bytes += sites / 8 + kPackedChunkBytes + (spectral ? sites : 0);
+    // Packed spins, the conversion buffer and, for spectral measurements or staged
+    // snapshots, a byte copy.
+    bytes += sites / 8 + kPackedChunkBytes + (packed_keeps_lexicographic(s) ? sites : 0);
   } else {
     bytes += sites * (2 * site_bytes(s) + 1);
   }
@@ -195,6 +212,12 @@ class Engine {
   /// Queues a measurement of every replica (on the GPU without waiting for it).
   /// Precondition: queued() < settings.measurement_capacity.
   virtual void measure() = 0;
+  /// sweep(first, count), then measure(): the same chain and measurement, but an engine may
+  /// take the measurement within the last pass (the packed Ising engine does).
+  virtual void sweep_and_measure(uint64_t first, uint64_t count) {
+    sweep(first, count);
+    measure();
+  }
   virtual int64_t queued() const = 0;
   /// Moves the queued measurements into `out` (replacing its contents) and into histograms().
   virtual void collect(MeasurementBatch& out) = 0;
@@ -206,6 +229,15 @@ class Engine {
   /// (replicas() * volume() sites, replica-major, each snapshot_format().components values).
   virtual void configuration(void* out) = 0;
   virtual SnapshotFormat snapshot_format() const = 0;
+  /// Host buffers for snapshots in flight.
+  static constexpr int kSnapshotSlots = 2;
+  /// Starts copying the configuration (as configuration() gives it) into host buffer `slot`
+  /// (< kSnapshotSlots) and returns: the copy overlaps the sweeps queued after it.
+  virtual void start_snapshot(int slot) = 0;
+  /// Waits for start_snapshot(slot)'s copy and returns it, valid until the next
+  /// start_snapshot(slot). It touches nothing else, so another thread may call it while this
+  /// one queues sweeps.
+  virtual const void* snapshot_data(int slot) = 0;
   /// The state after the sweeps so far. Precondition: queued() == 0 (collect() first).
   virtual EngineState state() = 0;
   /// Continues from a state() of an engine of the same settings (either backend), instead of

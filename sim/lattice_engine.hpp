@@ -3,6 +3,7 @@
 // CudaExec) and a model (kernels/models/lattice_model.hpp).
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -58,10 +59,12 @@ class LatticeEngine final : public Engine {
   static int64_t storage_sites(const EngineSettings& s, const Checkerboard<D>& lattice) {
     return uses_packed_ising(s) ? 0 : s.replicas * lattice.volume();
   }
-  /// Sites of the lexicographic copy: needed packed only to feed the spectral measurements.
+  /// Sites of the lexicographic copy: needed packed only for spectral measurements and staged
+  /// snapshots.
   static int64_t lexicographic_sites(const EngineSettings& s, const Checkerboard<D>& lattice) {
     const bool spectral = s.structure_factor_every > 0 || s.timeslice_every > 0;
-    return uses_packed_ising(s) && !spectral ? 0 : s.replicas * lattice.volume();
+    return uses_packed_ising(s) && !packed_keeps_lexicographic(s) ? 0
+                                                                  : s.replicas * lattice.volume();
   }
 
  public:
@@ -171,10 +174,7 @@ class LatticeEngine final : public Engine {
   }
 
   void measure() override {
-    if (queued_ >= settings_.measurement_capacity) {
-      throw std::logic_error("LatticeEngine::measure: queue full, collect() first");
-    }
-    Sums* sums = sums_.data() + queued_ * replicas();
+    Sums* sums = next_sums();
     if (packed()) {
       if constexpr (kPackable) packed_->sums_into(sums);
     } else {
@@ -184,6 +184,31 @@ class LatticeEngine final : public Engine {
             SiteSums<D, Model>{lattice_, params_, spins_.data() + r * lattice_.volume()}, sums + r);
       }
     }
+    measure_rest();
+  }
+
+  void sweep_and_measure(uint64_t first, uint64_t count) override {
+    if (!packed() || count == 0) return Engine::sweep_and_measure(first, count);
+    // The sums come from the last pass's second colour (PackedIsingUpdate::update_and_sum).
+    Sums* sums = next_sums();
+    sweep(first, count - 1);
+    sweep_once(first + count - 1, false, sums);
+    measure_rest();
+  }
+
+  int64_t queued() const override { return queued_; }
+
+ private:
+  /// Where the next measurement's sums go.
+  Sums* next_sums() {
+    if (queued_ >= settings_.measurement_capacity) {
+      throw std::logic_error("LatticeEngine::measure: queue full, collect() first");
+    }
+    return sums_.data() + queued_ * replicas();
+  }
+
+  /// A measurement's spectral parts, once its sums are queued.
+  void measure_rest() {
     const bool spectrum_due = fft_ && measurements_ % settings_.structure_factor_every == 0;
     const bool timeslices_due =
         settings_.timeslice_every > 0 && measurements_ % settings_.timeslice_every == 0;
@@ -199,8 +224,7 @@ class LatticeEngine final : public Engine {
     ++queued_;
   }
 
-  int64_t queued() const override { return queued_; }
-
+ public:
   void collect(MeasurementBatch& out) override {
     const int64_t n = queued_ * replicas();
     host_sums_.resize(static_cast<size_t>(n));
@@ -268,6 +292,23 @@ class LatticeEngine final : public Engine {
     exec_.copy_to_host(lexicographic_, static_cast<Spin*>(out));
   }
   SnapshotFormat snapshot_format() const override { return Model::snapshot_format(params_); }
+
+  void start_snapshot(int slot) override {
+    const int64_t sites = replicas() * lattice_.volume();
+    auto& frame = snapshot_frames_.at(static_cast<size_t>(slot));
+    if (frame.size() != sites) frame = typename Exec::template HostFrame<Spin>(sites);
+    if (lexicographic_.size() < sites) {  // packed, too large to stage: a chunk at a time
+      configuration(frame.data());
+      return;
+    }
+    gather_lexicographic();
+    exec_.copy_to_host_async(lexicographic_, frame, sites, snapshot_copies_[slot]);
+  }
+
+  const void* snapshot_data(int slot) override {
+    exec_.wait(snapshot_copies_.at(static_cast<size_t>(slot)));
+    return snapshot_frames_[slot].data();
+  }
 
   EngineState state() override {
     if (queued_ != 0) throw std::logic_error("LatticeEngine::state: collect() first");
@@ -414,8 +455,10 @@ class LatticeEngine final : public Engine {
 
   bool packed() const { return packed_ != nullptr; }
 
-  /// Every replica in lexicographic order into lexicographic_.
+  /// Every replica in lexicographic order into lexicographic_ (once snapshot copies from it
+  /// have read it).
   void gather_lexicographic() {
+    for (const auto& copy : snapshot_copies_) exec_.order_after(copy);
     if (packed()) {
       if constexpr (kPackable) packed_->to_lexicographic(lexicographic_.data());
     } else {
@@ -425,12 +468,16 @@ class LatticeEngine final : public Engine {
 
   /// Sweep s: every pass of the sequence over both colours. With count_accepted, each
   /// Metropolis half-pass's accepted moves are summed into the next slot of acceptance_sums_
-  /// (no host wait).
-  void sweep_once(uint64_t s, bool count_accepted) {
+  /// (no host wait). Packed, with `sums`: the last pass also queues the measurement there.
+  void sweep_once(uint64_t s, bool count_accepted, Sums* sums = nullptr) {
     for (size_t pass = 0; pass < settings_.sequence.size(); ++pass) {
       const UpdateAlgorithm algorithm = settings_.sequence[pass];
       if (packed()) {
-        if constexpr (kPackable) packed_->update(params_, algorithm, static_cast<uint32_t>(pass), s);
+        if constexpr (kPackable) {
+          const bool last = pass + 1 == settings_.sequence.size();
+          packed_->update(params_, algorithm, static_cast<uint32_t>(pass), s,
+                          last ? sums : nullptr);
+        }
         continue;
       }
       if (is_whole_lattice(algorithm)) {
@@ -531,6 +578,9 @@ class LatticeEngine final : public Engine {
   double langevin_acceptance_ = -1.0;
   // Multi-spin-coded Ising spins (uses_packed_ising()), in place of spins_.
   std::unique_ptr<PackedIsing<Exec, D>> packed_;
+  // Snapshots in flight: host copies of lexicographic_ and their completion.
+  std::array<typename Exec::template HostFrame<Spin>, kSnapshotSlots> snapshot_frames_;
+  std::array<typename Exec::CopyDone, kSnapshotSlots> snapshot_copies_;
 };
 
 /// The engine of one model for the lattice dimension in settings.

@@ -32,16 +32,17 @@ class PackedIsing {
                    PackedIsingInitialize<D>{geometry_, params, spins_.data(), hot});
   }
 
-  /// One pass of Metropolis or heat bath over both colours of every replica.
+  /// One pass of Metropolis or heat bath over both colours of every replica. With `sums`, the
+  /// second colour's kernels also queue each replica's exact sums after the pass into sums[r].
   void update(const IsingParams& params, UpdateAlgorithm algorithm, uint32_t pass,
-              uint64_t sweep) {
+              uint64_t sweep, IsingSums* sums = nullptr) {
     const auto& table = params.flip_threshold[algorithm == UpdateAlgorithm::heatbath];
     const uint64_t step = update_step(sweep, pass, 0);
     // The fewest class slots that hold the uncertain classes: 2 (Metropolis at h = 0 in 2D),
     // one per a (h = 0), or one per a and spin (always enough).
-    if (!launch_if_fits<2>(table, params.seed, step) &&
-        !launch_if_fits<2 * D + 1>(table, params.seed, step)) {
-      launch_if_fits<4 * D + 2>(table, params.seed, step);
+    if (!launch_if_fits<2>(table, params.seed, step, sums) &&
+        !launch_if_fits<2 * D + 1>(table, params.seed, step, sums)) {
+      launch_if_fits<4 * D + 2>(table, params.seed, step, sums);
     }
   }
 
@@ -93,15 +94,21 @@ class PackedIsing {
   /// Launches the pass with kSlots class slots over both colours of every replica; false (and
   /// nothing launched) when the table has more uncertain classes than slots.
   template <int kSlots>
-  bool launch_if_fits(const uint64_t (&table)[2][9], uint64_t seed, uint64_t step) {
+  bool launch_if_fits(const uint64_t (&table)[2][9], uint64_t seed, uint64_t step,
+                      IsingSums* sums) {
     PackedFlipClasses<D, kSlots> classes;
     if (!PackedFlipClasses<D, kSlots>::make(table, classes)) return false;
     for (int colour = 0; colour < 2; ++colour) {
       for (int r = 0; r < replicas_; ++r) {
-        exec_.for_each(geometry_.words,
-                       PackedIsingUpdate<D, kSlots>{geometry_, classes, seed,
-                                                    spins_.data() + r * replica_words(),
-                                                    static_cast<uint32_t>(r), colour, step});
+        const PackedIsingUpdate<D, kSlots> update{geometry_, classes, seed,
+                                                  spins_.data() + r * replica_words(),
+                                                  static_cast<uint32_t>(r), colour, step};
+        if (sums && colour == 1) {
+          exec_.template reduce_sum_into<IsingSums>(
+              geometry_.words, PackedIsingUpdateSums<D, kSlots>{update}, sums + r);
+        } else {
+          exec_.for_each(geometry_.words, update);
+        }
       }
     }
     return true;

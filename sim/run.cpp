@@ -1,6 +1,9 @@
 #include "sim/run.hpp"
 
+#include "sim/background_writer.hpp"
+
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -107,14 +110,19 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
   std::vector<int64_t> sweeps;  // measurements waiting to be written
   std::vector<double> values;
   MeasurementBatch batch;
-  std::vector<unsigned char> frame;
   RunSummary summary;
-  const SnapshotFormat format = engine.snapshot_format();
+  // Snapshots and measurement batches are written by a second thread while the chain goes on;
+  // the output file is touched here only after writer.drain().
+  BackgroundWriter writer;
+  std::array<uint64_t, Engine::kSnapshotSlots> slot_writes{};  // the job writing each slot
+  int next_slot = 0;
   auto take_snapshot = [&](int64_t sweep) {
-    frame.resize(static_cast<size_t>(engine.replicas() * engine.volume()) * format.components *
-                 element_bytes(format.type));
-    engine.configuration(frame.data());
-    output.append_snapshot(sweep, frame.data());
+    const int slot = next_slot;
+    next_slot = (next_slot + 1) % Engine::kSnapshotSlots;
+    writer.wait_for(slot_writes[slot]);  // the slot's previous frame is written
+    engine.start_snapshot(slot);
+    slot_writes[slot] = writer.submit(
+        [&output, &engine, slot, sweep] { output.append_snapshot(sweep, engine.snapshot_data(slot)); });
     ++summary.snapshots;
   };
   std::vector<int64_t> spectral_sweeps;  // structure-factor measurements waiting to be written
@@ -135,11 +143,17 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
   };
   auto write_measurements = [&] {
     if (engine.queued() > 0) collect();
-    output.append_measurements(sweeps, values);
-    output.append_structure_factor_series(spectral_sweeps, spectral_values);
-    output.append_timeslices(timeslice_sweeps, timeslice_values);
-    output.flush();
-    sweeps.clear();
+    writer.submit([&output, sweeps = std::move(sweeps), values = std::move(values),
+                   spectral_sweeps = std::move(spectral_sweeps),
+                   spectral_values = std::move(spectral_values),
+                   timeslice_sweeps = std::move(timeslice_sweeps),
+                   timeslice_values = std::move(timeslice_values)] {
+      output.append_measurements(sweeps, values);
+      output.append_structure_factor_series(spectral_sweeps, spectral_values);
+      output.append_timeslices(timeslice_sweeps, timeslice_values);
+      output.flush();
+    });
+    sweeps.clear();  // moved from: empty again
     values.clear();
     spectral_sweeps.clear();
     spectral_values.clear();
@@ -167,6 +181,7 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
   const bool checkpointing =
       config.checkpoint_every > 0 || config.checkpoint_minutes > 0 || config.walltime_seconds > 0;
   auto write_results = [&] {
+    writer.drain();
     output.write_histograms(engine.histograms());
     StructureFactorSums structure_factor;
     if (engine.structure_factor(structure_factor)) output.write_structure_factor(structure_factor);
@@ -208,13 +223,17 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
       next = std::min(next, therm + (into / config.measure_every + 1) * config.measure_every);
       if (config.snapshot_every > 0)
         next = std::min(next, therm + (into / config.snapshot_every + 1) * config.snapshot_every);
-      engine.sweep(static_cast<uint64_t>(sweep), static_cast<uint64_t>(next - sweep));
+      const uint64_t count = static_cast<uint64_t>(next - sweep);
+      if ((next - therm) % config.measure_every == 0) {
+        engine.sweep_and_measure(static_cast<uint64_t>(sweep), count);  // queued; no wait
+      } else {
+        engine.sweep(static_cast<uint64_t>(sweep), count);
+      }
     }
     sweep = next;
     if (sweep > therm) {
       const int64_t into = sweep - therm;
-      if (into % config.measure_every == 0) {
-        engine.measure();  // queued on the device; no wait
+      if (into % config.measure_every == 0) {  // measured with the sweeps above
         sweeps.push_back(sweep);
         ++summary.measurements;
         if (engine.queued() == capacity) collect();
@@ -266,6 +285,7 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
       write_results();
     }
   }
+  writer.drain();
   engine.synchronize();
   output.flush();
   progress.finish();

@@ -29,10 +29,16 @@ class HostBuffer {
   std::vector<T> data_;
 };
 
+/// The completion of a copy to host memory: on the CPU every copy is complete at once.
+struct CopyDoneAtOnce {};
+
 class CpuExec {
  public:
   template <class T>
   using Buffer = HostBuffer<T>;
+  template <class T>
+  using HostFrame = HostBuffer<T>;
+  using CopyDone = CopyDoneAtOnce;
 
   static constexpr const char* kBackendName = "cpu";
 
@@ -107,6 +113,14 @@ class CpuExec {
   void copy_to_host(const Buffer<T>& from, T* to, int64_t count = -1) const {
     std::copy(from.data(), from.data() + (count < 0 ? from.size() : count), to);
   }
+
+  /// The CPU side of CudaExec's overlapped copies: the copy is done when this returns.
+  template <class T>
+  void copy_to_host_async(const Buffer<T>& from, HostFrame<T>& to, int64_t n, CopyDone&) const {
+    std::copy(from.data(), from.data() + n, to.data());
+  }
+  void wait(const CopyDone&) const {}
+  void order_after(const CopyDone&) const {}
 
   /// For b < batch: C_b = A_b * B, column-major (BLAS) layout: A_b is m x k at a + b * stride_a,
   /// B is k x n (shared), C_b is m x n at c + b * m * n. Plain loops, each entry summed in order.

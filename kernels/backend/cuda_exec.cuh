@@ -47,6 +47,72 @@ class DeviceBuffer {
   int64_t size_ = 0;
 };
 
+/// Page-locked host memory, so that copies into it run asynchronously; plain host memory where
+/// the system has no page-locked memory to spare (copies into it then wait). Move-only.
+template <class T>
+class PinnedBuffer {
+ public:
+  explicit PinnedBuffer(int64_t n = 0) : size_(n) {
+    if (n <= 0) return;
+    const size_t bytes = static_cast<size_t>(n) * sizeof(T);
+    const cudaError_t status = cudaMallocHost(&data_, bytes);
+    if (status == cudaErrorMemoryAllocation) {
+      cudaGetLastError();  // clears the error: pageable memory serves as well, only slower
+      data_ = static_cast<T*>(::operator new(bytes));
+      pinned_ = false;
+    } else {
+      LATTICA_CUDA_CHECK(status);
+    }
+  }
+  PinnedBuffer(PinnedBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)),
+        pinned_(o.pinned_) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    std::swap(pinned_, o.pinned_);
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() {
+    if (!data_) return;
+    if (pinned_) {
+      cudaFreeHost(data_);  // errors here cannot be reported; the context may be gone
+    } else {
+      ::operator delete(data_);
+    }
+  }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  int64_t size() const { return size_; }
+
+ private:
+  T* data_ = nullptr;
+  int64_t size_ = 0;
+  bool pinned_ = true;
+};
+
+/// The completion of an asynchronous copy to the host (a CUDA event). Move-only.
+class CudaCopyDone {
+ public:
+  CudaCopyDone() = default;
+  CudaCopyDone(CudaCopyDone&& o) noexcept : event_(std::exchange(o.event_, nullptr)) {}
+  CudaCopyDone& operator=(CudaCopyDone&& o) noexcept {
+    std::swap(event_, o.event_);
+    return *this;
+  }
+  CudaCopyDone(const CudaCopyDone&) = delete;
+  CudaCopyDone& operator=(const CudaCopyDone&) = delete;
+  ~CudaCopyDone() {
+    if (event_) cudaEventDestroy(event_);
+  }
+
+ private:
+  friend class CudaExec;
+  cudaEvent_t event_ = nullptr;  ///< created with the first copy
+};
+
 /// Calls f(i) for every i in [0, n) with a grid-stride loop.
 template <class F>
 __global__ void for_each_kernel(int64_t n, F f) {
@@ -61,6 +127,10 @@ class CudaExec {
  public:
   template <class T>
   using Buffer = DeviceBuffer<T>;
+  /// Host memory that asynchronous copies go to.
+  template <class T>
+  using HostFrame = PinnedBuffer<T>;
+  using CopyDone = CudaCopyDone;
 
   static constexpr const char* kBackendName = "cuda";
 
@@ -76,6 +146,8 @@ class CudaExec {
     sm_count_ = prop.multiProcessorCount;
     max_grid_ = static_cast<int64_t>(sm_count_) * 64;
     LATTICA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    LATTICA_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
+    LATTICA_CUDA_CHECK(cudaEventCreateWithFlags(&queued_work_, cudaEventDisableTiming));
     scratch_ = DeviceBuffer<unsigned char>(kScratchBytes);
     ticket_ = DeviceBuffer<unsigned int>(1);
     LATTICA_CUDA_CHECK(cudaMemsetAsync(ticket_.data(), 0, sizeof(unsigned int), stream_));
@@ -85,6 +157,8 @@ class CudaExec {
   CudaExec& operator=(const CudaExec&) = delete;
   ~CudaExec() {
     if (blas_) cublasDestroy(blas_);
+    if (queued_work_) cudaEventDestroy(queued_work_);
+    if (copy_stream_) cudaStreamDestroy(copy_stream_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -154,6 +228,35 @@ class CudaExec {
     LATTICA_CUDA_CHECK(cudaMemcpyAsync(to, from.data(), static_cast<size_t>(n) * sizeof(T),
                                        cudaMemcpyDeviceToHost, stream_));
     LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  /// Starts copying the first n entries of `from` into `to` once the work queued so far is
+  /// done, on a second stream, and returns at once: later work overlaps the copy. wait(done)
+  /// waits for it; `from` must not be written before order_after(done).
+  template <class T>
+  void copy_to_host_async(const Buffer<T>& from, HostFrame<T>& to, int64_t n,
+                          CopyDone& done) const {
+    if (!done.event_) {
+      LATTICA_CUDA_CHECK(cudaEventCreateWithFlags(&done.event_, cudaEventDisableTiming));
+    }
+    LATTICA_CUDA_CHECK(cudaEventRecord(queued_work_, stream_));
+    LATTICA_CUDA_CHECK(cudaStreamWaitEvent(copy_stream_, queued_work_, 0));
+    LATTICA_CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), static_cast<size_t>(n) * sizeof(T),
+                                       cudaMemcpyDeviceToHost, copy_stream_));
+    LATTICA_CUDA_CHECK(cudaEventRecord(done.event_, copy_stream_));
+  }
+
+  /// Blocks until the copy is in host memory; safe from another thread while this one queues
+  /// work (it touches only the event).
+  void wait(const CopyDone& done) const {
+    if (!done.event_) return;
+    LATTICA_CUDA_CHECK(cudaSetDevice(device_));  // the calling thread's device
+    LATTICA_CUDA_CHECK(cudaEventSynchronize(done.event_));
+  }
+
+  /// Work queued from now on starts after the copy has read its source; the host does not wait.
+  void order_after(const CopyDone& done) const {
+    if (done.event_) LATTICA_CUDA_CHECK(cudaStreamWaitEvent(stream_, done.event_, 0));
   }
 
   /// For b < batch: C_b = A_b * B, column-major (BLAS) layout: A_b is m x k at a + b * stride_a,
@@ -252,6 +355,8 @@ class CudaExec {
   int64_t max_grid_ = 0;
   std::string name_;
   cudaStream_t stream_ = nullptr;
+  cudaStream_t copy_stream_ = nullptr;  ///< asynchronous copies to the host
+  cudaEvent_t queued_work_ = nullptr;   ///< where on stream_ the next such copy starts
   mutable cublasHandle_t blas_ = nullptr;  ///< created on first use
   // mutable: reductions reuse it from const member functions
   mutable DeviceBuffer<unsigned char> scratch_;

@@ -161,7 +161,17 @@ struct PackedIsingUpdate {
   int colour;
   uint64_t step;  ///< update_step(sweep, pass, 0)
 
-  LATTICA_HD_INLINE void operator()(int64_t index) const {
+  LATTICA_HD_INLINE void operator()(int64_t index) const { apply<false>(index); }
+
+  /// Updates word k as operator() does and returns the exact sums of its 32 sites after the
+  /// move: their bonds and the magnetization of them and of the other colour's word k. Over
+  /// every word of the second colour's pass these are the whole configuration's sums (each bond
+  /// has one end of each colour), so a measurement needs no pass of its own.
+  LATTICA_HD_INLINE IsingSums update_and_sum(int64_t index) const { return apply<true>(index); }
+
+ private:
+  template <bool kSum>
+  LATTICA_HD_INLINE IsingSums apply(int64_t index) const {
     const auto k = static_cast<uint32_t>(index);
     uint32_t* own = spins + colour * geometry.words;
     const uint32_t* other = spins + (1 - colour) * geometry.words;
@@ -212,6 +222,22 @@ struct PackedIsingUpdate {
       undecided ^= decided;
     }
     own[k] = s ^ flip;  // sites still undecided after 32 bits have u == t: no flip
+    if constexpr (!kSum) return {};
+    long long anti_aligned = 0;  // nb holds the neighbours xor the old word
+    LATTICA_UNROLL
+    for (int i = 0; i < 2 * D; ++i) anti_aligned += popcount32(nb[i] ^ flip);
+    const long long up = popcount32(s ^ flip) + popcount32(other[k]);
+    return {32LL * 2 * D - 2 * anti_aligned, 2 * up - 64};
+  }
+};
+
+/// A pass of PackedIsingUpdate as a summand: the second colour's update fused with the
+/// measurement of the configuration it leaves (PackedIsingUpdate::update_and_sum).
+template <int D, int kSlots>
+struct PackedIsingUpdateSums {
+  PackedIsingUpdate<D, kSlots> update;
+  LATTICA_HD_INLINE IsingSums operator()(int64_t index) const {
+    return update.update_and_sum(index);
   }
 };
 

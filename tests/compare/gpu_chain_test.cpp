@@ -268,5 +268,32 @@ INSTANTIATE_TEST_SUITE_P(Lattices, GpuCheckpoint,
                          ::testing::Values(std::vector<int64_t>{16, 12, 10},
                                            std::vector<int64_t>{6, 4, 128}));
 
+TEST(GpuSnapshots, OverlappedCopiesHoldTheConfigurationWhenStarted) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  // Packed Ising staged and a chunk at a time, byte Ising, Potts and O(3) (float components).
+  struct Case {
+    ModelKind model;
+    std::vector<int64_t> dims;
+    bool snapshots;
+  };
+  for (const Case& c : {Case{ModelKind::ising, {6, 4, 128}, true},
+                        Case{ModelKind::ising, {6, 4, 128}, false},
+                        Case{ModelKind::ising, {10, 12}, true},
+                        Case{ModelKind::potts, {8, 10}, true}, Case{ModelKind::on, {6, 8}, true}}) {
+    EngineSettings s;
+    s.model = c.model;
+    s.dims = c.dims;
+    s.beta = 0.3;
+    s.precision = Precision::float32;
+    s.seed = 5;
+    s.replicas = 2;
+    s.snapshots = c.snapshots;
+    SCOPED_TRACE(::testing::Message() << static_cast<int>(c.model) << " " << c.dims.size()
+                                      << "D staged " << c.snapshots);
+    auto engine = make_cuda_engine(s);
+    expect_overlapped_snapshots(*engine);
+  }
+}
+
 }  // namespace
 }  // namespace lattica::test

@@ -90,6 +90,32 @@ INSTANTIATE_TEST_SUITE_P(
                    InitialState::hot, 60}),
     [](const ::testing::TestParamInfo<PackedCase>& info) { return std::string(info.param.name); });
 
+TEST(Multispin, MeasuringEverySweepInTheLastPass) {
+  // sim measures with sweep_and_measure(), which the packed engine folds into the last pass's
+  // second colour; with one sweep per measurement every pass ends in a measurement.
+  for (const PackedCase& c :
+       {PackedCase{"", {4, 64}, 0.5, 0.2, {UpdateAlgorithm::metropolis}, InitialState::hot, 40, 2},
+        PackedCase{"", {4, 6, 64}, 0.3, 0.0, {UpdateAlgorithm::metropolis, UpdateAlgorithm::heatbath},
+                   InitialState::cold, 30}}) {
+    auto reference = make_cpu_engine(settings_of(c, false));
+    auto packed = make_cpu_engine(settings_of(c, true));
+    EXPECT_EQ(sample(*packed, 3, c.sweeps, 1), sample(*reference, 3, c.sweeps, 1));
+  }
+}
+
+TEST(Multispin, OverlappedSnapshots) {
+  PackedCase c{"", {6, 128}, 0.4, 0.02, {UpdateAlgorithm::metropolis}, InitialState::hot, 0, 2};
+  for (bool staged : {true, false}) {
+    SCOPED_TRACE(staged ? "staged" : "a chunk at a time");
+    EngineSettings s = settings_of(c, true);
+    s.structure_factor_every = 0;
+    s.snapshots = staged;  // without snapshots between sweeps, no lexicographic copy is kept
+    EXPECT_EQ(packed_keeps_lexicographic(s), staged);
+    auto engine = make_cpu_engine(s);
+    expect_overlapped_snapshots(*engine);
+  }
+}
+
 TEST(Multispin, CheckpointsMoveBetweenLayouts) {
   const PackedCase c{"", {6, 128}, 0.4, 0.02, {UpdateAlgorithm::metropolis}, InitialState::hot,
                      0, 2};

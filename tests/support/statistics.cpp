@@ -43,6 +43,34 @@ std::vector<unsigned char> configuration_bytes(Engine& engine) {
   return out;
 }
 
+void expect_overlapped_snapshots(Engine& engine) {
+  engine.initialize();
+  engine.sweep(0, 3);
+  std::vector<std::vector<unsigned char>> want;
+  std::vector<int> slots;
+  uint64_t sweep = 3;
+  // Slot 0, slot 1 started right after more sweeps, then slot 0 again, each with sweeps
+  // queued behind it before its data is read.
+  for (int slot : {0, 1, 0}) {
+    if (slot == 0 && !want.empty()) {
+      const auto* data = static_cast<const unsigned char*>(engine.snapshot_data(0));
+      EXPECT_EQ(std::vector<unsigned char>(data, data + want[0].size()), want[0]) << "slot 0";
+    }
+    want.push_back(configuration_bytes(engine));
+    slots.push_back(slot);
+    engine.start_snapshot(slot);
+    engine.sweep(sweep, 4);
+    sweep += 4;
+  }
+  for (size_t i = 1; i < want.size(); ++i) {
+    const auto* data = static_cast<const unsigned char*>(engine.snapshot_data(slots[i]));
+    EXPECT_EQ(std::vector<unsigned char>(data, data + want[i].size()), want[i])
+        << "snapshot " << i << " in slot " << slots[i];
+  }
+  EXPECT_NE(want[0], want[1]);  // the chain moved between them
+  EXPECT_NE(want[1], want[2]);
+}
+
 void advance_measuring(Engine& engine, int64_t first, int64_t last, std::vector<double>& values) {
   MeasurementBatch batch;
   for (int64_t s = first; s < last; s += 5) {
@@ -78,9 +106,8 @@ std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization,
   }
   uint64_t sweep = static_cast<uint64_t>(thermalization);
   for (int64_t m = 0; m < measurements; ++m) {
-    engine.sweep(sweep, static_cast<uint64_t>(every));
+    engine.sweep_and_measure(sweep, static_cast<uint64_t>(every));  // as sim runs it
     sweep += static_cast<uint64_t>(every);
-    engine.measure();
     if (engine.queued() == kSampleBatch) collect();
   }
   collect();

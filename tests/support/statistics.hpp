@@ -32,13 +32,19 @@ constexpr int64_t kSampleBatch = 1024;
 std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization,
                                         int64_t measurements, int64_t every);
 
-/// Sweeps [first, last) of an initialized engine, measuring every 5 sweeps, then collects and
-/// appends the observables to values (for runs split between engines, as checkpoints do).
+/// Sweeps [first, last) of an initialized engine, measuring every 5 sweeps with sweep() then
+/// measure() (sample() uses sweep_and_measure()), then collects and appends the observables to
+/// values (for runs split between engines, as checkpoints do).
 void advance_measuring(Engine& engine, int64_t first, int64_t last, std::vector<double>& values);
 
 /// Every replica's configuration in lexicographic order, as raw bytes of the engine's
 /// snapshot format (for exact comparisons whatever the model).
 std::vector<unsigned char> configuration_bytes(Engine& engine);
+
+/// Snapshots overlapped with later sweeps (start_snapshot, snapshot_data) hold the configuration
+/// at the moment they were started, in both slots and when a slot is reused, while the chain
+/// goes on; expects so of an engine (it initializes it).
+void expect_overlapped_snapshots(Engine& engine);
 
 /// Transforms a series element-wise.
 template <class F>
