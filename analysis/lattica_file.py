@@ -29,7 +29,9 @@ The layout (see README.md, "Output"):
                            (ising/potts only; the group is empty for on and phi4)
     /snapshots/configuration  [frames, L0, L1, ...] (R = 1) or [frames, R, L0, ...]; int8
                            (ising), uint8 (potts), float32/float64 (phi4), and for on the
-                           same with a trailing component axis [..., n]
+                           same with a trailing component axis [..., n]; attribute packing =
+                           "bits" (ising, output.snapshot_packing): uint8, 8 spins per byte
+                           along the last axis (L/8 bytes), least significant bit first
     /snapshots/sweep       int64 [frames]
     /snapshots             attribute committed_length
     /correlators/structure_factor/   (only with measure.structure_factor = true)
@@ -104,16 +106,28 @@ class Snapshots:
 
     A frame is [L0, L1, ...] when the run has one replica, [R, L0, L1, ...] otherwise; an O(n)
     run adds a trailing component axis [..., n]. Values keep the stored dtype (int8, uint8,
-    float32 or float64).
+    float32 or float64), except that Ising spins stored 8 per byte (output.snapshot_packing =
+    "bits", dataset attribute packing = "bits") are unpacked to int8 +1/-1.
     """
 
-    def __init__(self, path, count, frame_shape, sweep, dtype=np.int8, components=1):
+    def __init__(self, path, count, frame_shape, sweep, dtype=np.int8, components=1,
+                 bit_packed=False):
         self.path = path
         self.count = count  #: committed frames
+        self.bit_packed = bit_packed  #: stored 8 spins per byte along the last axis
+        if bit_packed:
+            frame_shape = tuple(frame_shape[:-1]) + (8 * frame_shape[-1],)
+            dtype = np.int8
         self.frame_shape = tuple(frame_shape)  #: shape of one frame
         self.sweep = sweep  #: int64 [count], sweeps completed when each frame was taken
-        self.dtype = np.dtype(dtype)  #: the stored element type
+        self.dtype = np.dtype(dtype)  #: the element type of the frames returned
         self.components = components  #: length of the trailing component axis (1: none)
+
+    def _values(self, stored):
+        if not self.bit_packed:
+            return stored
+        bits = np.unpackbits(stored, axis=-1, bitorder="little").astype(np.int8)
+        return 2 * bits - 1
 
     @property
     def shape(self):
@@ -131,14 +145,14 @@ class Snapshots:
             if start >= stop:
                 return np.empty((0,) + self.frame_shape, dtype=self.dtype)
             with h5py.File(self.path, "r") as f:
-                return f["snapshots/configuration"][start:stop:step]
+                return self._values(f["snapshots/configuration"][start:stop:step])
         i = int(key)
         if i < 0:
             i += self.count
         if not 0 <= i < self.count:
             raise IndexError(f"snapshot {key} out of range ({self.count} frames)")
         with h5py.File(self.path, "r") as f:
-            return f["snapshots/configuration"][i]
+            return self._values(f["snapshots/configuration"][i])
 
     def __iter__(self):
         for i in range(self.count):
@@ -601,8 +615,13 @@ def load(path):
             if not frame_shape or frame_shape[-1] != components:
                 raise SchemaError(f"{path}: /snapshots/configuration has frames of "
                                   f"{frame_shape}, expected a last axis of n = {components}")
+        packing = configuration.attrs.get("packing", "none")
+        if isinstance(packing, bytes):
+            packing = packing.decode()
+        if packing not in ("none", "bits"):
+            raise SchemaError(f"{path}: /snapshots/configuration has packing = {packing!r}")
         snapshots = Snapshots(path, frames, frame_shape, snapshot_sweep, configuration.dtype,
-                              components)
+                              components, bit_packed=packing == "bits")
 
         dims = tuple(int(n) for n in np.atleast_1d(attrs["lattice_dims"]))
         structure_factor = _read_structure_factor(f, path, dims, replicas, warnings)

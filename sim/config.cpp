@@ -62,6 +62,7 @@ constexpr KeyRule kSchema[] = {
     {"measure", "timeslice_momenta"},
     {"output", "path"},
     {"output", "snapshot_every"},
+    {"output", "snapshot_packing"},
     {"output", "flush_every"},
 };
 // Keys a sweep may vary: a list of values (a list of arrays for lattice.dims) or, for numbers,
@@ -485,6 +486,7 @@ toml::table resolved_table(const Config& c) {
                               {"timeslice_momenta", c.timeslice_momenta}}},
       {"output", toml::table{{"path", c.output_path},
                              {"snapshot_every", c.snapshot_every},
+                             {"snapshot_packing", c.snapshot_packing},
                              {"flush_every", c.flush_every}}},
   };
   if (!c.walltime.empty()) t["run"].as_table()->insert("walltime", c.walltime);
@@ -501,6 +503,9 @@ std::string resolved_toml(const Config& c) {
 std::string chain_toml(const Config& c) {
   toml::table t = resolved_table(c);
   t.erase("output");
+  // The snapshots' layout stays (bytes, the default, leaves no key, as before the key existed).
+  if (c.snapshot_packing != "bytes")
+    t.insert("output", toml::table{{"snapshot_packing", c.snapshot_packing}});
   t["update"].as_table()->erase("multispin");  // the same chain either way
   for (const char* key : {"measurements", "backend", "threads", "device", "checkpoint_every",
                           "checkpoint_minutes", "walltime"})
@@ -559,6 +564,7 @@ EngineSettings Config::engine_settings() const {
   s.langevin_step = langevin_step;
   s.multispin = multispin;
   s.snapshots = snapshot_every > 0;
+  s.snapshot_bits = snapshot_packing == "bits";
   s.seed = seed;
   s.start = start == "cold" ? InitialState::cold : InitialState::hot;
   s.cpu_threads = threads;
@@ -752,6 +758,18 @@ Config read_point(const toml::table& root, const std::string& source_name,
   c.output_path = r.string("output", "path", default_output_path(source_name), "output HDF5 file");
   c.snapshot_every = r.integer("output", "snapshot_every", 0, 0, kMaxCount,
                                "sweeps between snapshots, 0 = final only");
+  c.snapshot_packing = r.choice("output", "snapshot_packing", "bytes", {"bytes", "bits"});
+  if (c.snapshot_packing == "bits") {
+    const toml::node* node = r.find("output", "snapshot_packing");
+    if (c.model_kind != "ising") {
+      r.fail(*node, "output.snapshot_packing",
+             "\"bits\" packs Ising spins, 8 per byte; model.kind is \"" + c.model_kind + "\"");
+    } else if (!c.dims.empty() && c.dims.back() % 8 != 0) {
+      r.fail(*node, "output.snapshot_packing",
+             "\"bits\" packs 8 sites per byte along the last axis, so its extent (" +
+                 std::to_string(c.dims.back()) + ") must be a multiple of 8");
+    }
+  }
   c.flush_every = r.integer("output", "flush_every", 1000, 1, kMaxCount,
                             "measurements between flushes to disk");
   c.replicas = static_cast<int>(r.integer("run", "replicas", 1, 1, kMaxReplicas,
@@ -762,7 +780,9 @@ Config read_point(const toml::table& root, const std::string& source_name,
     // device's memory).
     const EngineSettings settings = c.engine_settings();
     const long double copies = c.snapshot_every > 0 ? Engine::kSnapshotSlots + 1 : 2;
-    const long double needed = copies * c.replicas * c.volume() * site_bytes(settings) +
+    const long double frame = c.snapshot_packing == "bits" ? 0.125L : site_bytes(settings);
+    const long double needed = (copies - 1) * c.replicas * c.volume() * frame +
+                               c.replicas * c.volume() * site_bytes(settings) +
                                (c.backend == "cuda" ? 0.0L : engine_bytes(settings));
     const long double available = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
                                   static_cast<long double>(sysconf(_SC_PAGE_SIZE));

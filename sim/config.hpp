@@ -58,6 +58,7 @@ struct Config {
   int device = 0;
   std::string output_path;
   int64_t snapshot_every = 0;
+  std::string snapshot_packing = "bytes";  ///< or "bits" (Ising: 8 spins per byte)
   bool structure_factor = false;       ///< measure.structure_factor
   int64_t structure_factor_every = 1;  ///< on every k-th measurement
   bool timeslice = false;              ///< measure.timeslice

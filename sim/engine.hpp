@@ -2,6 +2,7 @@
 // The run loop's view of a sampler: plain types only, so .cu files can include it without
 // the configuration or output libraries.
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -58,6 +59,8 @@ struct EngineSettings {
   /// The run takes snapshots between sweeps (output.snapshot_every > 0): the packed Ising
   /// engine then keeps a lexicographic copy to stage them, so that copying overlaps sweeps.
   bool snapshots = false;
+  /// Ising: snapshots (start_snapshot) are bit-packed, IsingModel::bit_packed_snapshot_format.
+  bool snapshot_bits = false;
   int cpu_threads = 0;                  ///< 0: OpenMP default
   int cuda_device = 0;
   int cuda_block_size = 256;  ///< threads per block; the chain does not depend on it
@@ -127,7 +130,7 @@ inline bool packed_keeps_lexicographic(const EngineSettings& s) {
   size_t sites = static_cast<size_t>(s.replicas);
   for (int64_t l : s.dims) sites *= static_cast<size_t>(l);
   return s.structure_factor_every > 0 || s.timeslice_every > 0 ||
-         (s.snapshots && sites <= kMaxStagedSnapshotBytes);
+         (s.snapshots && !s.snapshot_bits && sites <= kMaxStagedSnapshotBytes);
 }
 
 /// The most bytes of one replica's queued measurement record, of any model.
@@ -154,6 +157,8 @@ inline size_t engine_bytes(const EngineSettings& s) {
   } else {
     bytes += sites * (2 * site_bytes(s) + 1);
   }
+  // Bit-packed snapshots: their staging copy (or a chunk at a time).
+  if (s.snapshot_bits) bytes += sites / 8 <= kMaxStagedSnapshotBytes ? sites / 8 : kPackedChunkBytes;
   // The order-parameter field (up to 4 components, double) and its half spectrum.
   if (spectral) bytes += sites * 4 * 8;
   if (s.structure_factor_every > 0) bytes += sites * 4 * 16;
@@ -231,8 +236,9 @@ class Engine {
   virtual SnapshotFormat snapshot_format() const = 0;
   /// Host buffers for snapshots in flight.
   static constexpr int kSnapshotSlots = 2;
-  /// Starts copying the configuration (as configuration() gives it) into host buffer `slot`
-  /// (< kSnapshotSlots) and returns: the copy overlaps the sweeps queued after it.
+  /// Starts copying the configuration (as configuration() gives it, or bit-packed with
+  /// EngineSettings::snapshot_bits) into host buffer `slot` (< kSnapshotSlots) and returns:
+  /// the copy overlaps the sweeps queued after it.
   virtual void start_snapshot(int slot) = 0;
   /// Waits for start_snapshot(slot)'s copy and returns it, valid until the next
   /// start_snapshot(slot). It touches nothing else, so another thread may call it while this

@@ -62,7 +62,6 @@ class LatticeEngine final : public Engine {
   /// Sites of the lexicographic copy: needed packed only for spectral measurements and staged
   /// snapshots.
   static int64_t lexicographic_sites(const EngineSettings& s, const Checkerboard<D>& lattice) {
-    const bool spectral = s.structure_factor_every > 0 || s.timeslice_every > 0;
     return uses_packed_ising(s) && !packed_keeps_lexicographic(s) ? 0
                                                                   : s.replicas * lattice.volume();
   }
@@ -76,6 +75,7 @@ class LatticeEngine final : public Engine {
         spins_(exec_.template allocate<Spin>(storage_sites(settings, lattice_))),
         lexicographic_(exec_.template allocate<Spin>(lexicographic_sites(settings, lattice_))),
         sums_(exec_.template allocate<Sums>(settings.measurement_capacity * settings.replicas)) {
+    exec_.zero(sums_);  // fused measurements add to their slot (and collect() clears it)
     for (const HistogramInfo& info : Model::histograms()) {
       histograms_.push_back({info.name, info.description, {}, 0});
     }
@@ -83,6 +83,9 @@ class LatticeEngine final : public Engine {
       if (uses_packed_ising(settings)) {
         packed_ = std::make_unique<PackedIsing<Exec, D>>(exec_, lattice_, settings.replicas);
       }
+    }
+    if (settings.snapshot_bits && !kPackable) {
+      throw InputError("output.snapshot_packing: \"bits\" is for the Ising model only");
     }
     if (settings.sequence.empty() || settings.sequence.size() > kMaxUpdatePasses) {
       throw InputError("update.sequence: 1 to " + std::to_string(kMaxUpdatePasses) +
@@ -190,7 +193,7 @@ class LatticeEngine final : public Engine {
   void sweep_and_measure(uint64_t first, uint64_t count) override {
     if (!packed() || count == 0) return Engine::sweep_and_measure(first, count);
     // The sums come from the last pass's second colour (PackedIsingUpdate::update_and_sum).
-    Sums* sums = next_sums();
+    Sums* sums = next_sums();  // zero: the queue is cleared after every collect()
     sweep(first, count - 1);
     sweep_once(first + count - 1, false, sums);
     measure_rest();
@@ -263,6 +266,7 @@ class LatticeEngine final : public Engine {
         accumulate_histogram(histograms_[h], n, static_cast<int>(h), info[h].step);
       }
     }
+    exec_.zero(sums_, n);  // fused measurements add to their slot
     queued_ = 0;
   }
 
@@ -295,14 +299,21 @@ class LatticeEngine final : public Engine {
 
   void start_snapshot(int slot) override {
     const int64_t sites = replicas() * lattice_.volume();
+    const bool bits = kPackable && settings_.snapshot_bits;
+    const int64_t bytes = bits ? sites / 8 : sites * static_cast<int64_t>(sizeof(Spin));
     auto& frame = snapshot_frames_.at(static_cast<size_t>(slot));
-    if (frame.size() != sites) frame = typename Exec::template HostFrame<Spin>(sites);
+    if (frame.size() != bytes) frame = typename Exec::template HostFrame<unsigned char>(bytes);
+    if (bits) {
+      if constexpr (kPackable) start_bit_snapshot(slot, frame.data(), bytes);
+      return;
+    }
     if (lexicographic_.size() < sites) {  // packed, too large to stage: a chunk at a time
       configuration(frame.data());
       return;
     }
     gather_lexicographic();
-    exec_.copy_to_host_async(lexicographic_, frame, sites, snapshot_copies_[slot]);
+    exec_.copy_to_host_async(lexicographic_, reinterpret_cast<Spin*>(frame.data()), sites,
+                             snapshot_copies_[slot]);
   }
 
   const void* snapshot_data(int slot) override {
@@ -455,6 +466,33 @@ class LatticeEngine final : public Engine {
 
   bool packed() const { return packed_ != nullptr; }
 
+  /// A bit-packed snapshot (PackSpinBits) into `frame`: staged whole and copied while the
+  /// chain goes on, or, past kMaxStagedSnapshotBytes, a chunk at a time.
+  void start_bit_snapshot(int slot, unsigned char* frame, int64_t bytes) {
+    for (const auto& copy : snapshot_copies_) exec_.order_after(copy);  // bit_stage_ is free
+    if (!packed()) gather_lexicographic();
+    const bool staged = bytes <= static_cast<int64_t>(kMaxStagedSnapshotBytes);
+    if (bit_stage_.size() == 0) {
+      bit_stage_ = exec_.template allocate<uint8_t>(
+          staged ? bytes : static_cast<int64_t>(kPackedChunkBytes));
+    }
+    for (int64_t first = 0; first < bytes; first += bit_stage_.size()) {
+      const int64_t n = std::min(bit_stage_.size(), bytes - first);
+      if (packed()) {
+        exec_.for_each(n, PackSpinBits<PackedSpinBits<D>>{packed_->spin_bits(), bit_stage_.data(),
+                                                          first});
+      } else {
+        exec_.for_each(n, PackSpinBits<LexicographicSpinBits>{{lexicographic_.data()},
+                                                              bit_stage_.data(), first});
+      }
+      if (staged) {
+        exec_.copy_to_host_async(bit_stage_, frame, n, snapshot_copies_[slot]);
+      } else {
+        exec_.copy_to_host(bit_stage_, frame + first, n);
+      }
+    }
+  }
+
   /// Every replica in lexicographic order into lexicographic_ (once snapshot copies from it
   /// have read it).
   void gather_lexicographic() {
@@ -526,6 +564,13 @@ class LatticeEngine final : public Engine {
       highest = std::max(highest, Model::histogram_total(s, which));
     }
     const int64_t bins = (highest - lowest) / step + 1;
+    if (bins > 4 * n) {
+      // A wide, sparse window (a chain still far from equilibrium): the totals are on the host
+      // already, and counting them there beats clearing, filling and copying empty bins.
+      for (const Sums& s : host_sums_) ++h.counts[Model::histogram_total(s, which)];
+      h.samples += n;
+      return;
+    }
     if (counts_.size() < bins) counts_ = exec_.template allocate<unsigned long long>(bins);
     exec_.histogram(n, TotalBin<Model>{sums_.data(), lowest, step, which}, bins, counts_);
     host_counts_.resize(static_cast<size_t>(bins));
@@ -579,8 +624,9 @@ class LatticeEngine final : public Engine {
   // Multi-spin-coded Ising spins (uses_packed_ising()), in place of spins_.
   std::unique_ptr<PackedIsing<Exec, D>> packed_;
   // Snapshots in flight: host copies of lexicographic_ and their completion.
-  std::array<typename Exec::template HostFrame<Spin>, kSnapshotSlots> snapshot_frames_;
+  std::array<typename Exec::template HostFrame<unsigned char>, kSnapshotSlots> snapshot_frames_;
   std::array<typename Exec::CopyDone, kSnapshotSlots> snapshot_copies_;
+  typename Exec::template Buffer<uint8_t> bit_stage_;  ///< bit-packed snapshots on the backend
 };
 
 /// The engine of one model for the lattice dimension in settings.

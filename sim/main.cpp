@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "kernels/models/ising.hpp"
 #include "sim/bench.hpp"
 #include "sim/checkpoint.hpp"
 #include "sim/config.hpp"
@@ -57,7 +58,9 @@ lattica::RunMetadata metadata(const lattica::Config& config, const lattica::Engi
   meta.lambda = config.lambda;
   meta.field = config.field;
   meta.hits = config.hits;
-  meta.snapshot = engine.snapshot_format();
+  meta.snapshot = config.snapshot_packing == "bits"
+                      ? lattica::IsingModel::bit_packed_snapshot_format()
+                      : engine.snapshot_format();
   meta.structure_factor_every = config.structure_factor ? config.structure_factor_every : 0;
   meta.timeslice_every = config.timeslice ? config.timeslice_every : 0;
   meta.timeslice_momenta = config.timeslice_momenta;
@@ -141,7 +144,7 @@ bool run_point(const lattica::Config& config, bool force, bool quiet, bool resum
   if (!quiet) {
     std::fprintf(stderr,
                  "sim: wrote %s: %lld sweeps of %lld sites x %d replica(s), %lld measurements, "
-                 "%lld snapshots in %.2f s (%.3f site updates/ns, %s)\n",
+                 "%lld snapshots in %.3f s (%.3f site updates/ns, %s)\n",
                  config.output_path.c_str(), static_cast<long long>(s.sweeps),
                  static_cast<long long>(engine->volume()), engine->replicas(),
                  static_cast<long long>(s.measurements), static_cast<long long>(s.snapshots),

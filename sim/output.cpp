@@ -244,7 +244,9 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
       std::string(m.snapshot.description) +
           (replicas_ > 1 ? ", frames x replicas x lattice" : ", frames x lattice") +
           (snapshot_components_ > 1 ? " x components" : "") +
+          (snapshot_bit_packed_ ? " (the last axis in bytes of 8 sites)" : "") +
           " in lexicographic order (last lattice axis fastest)");
+  write_string_attribute(snapshot_set_.get(), "packing", snapshot_bit_packed_ ? "bits" : "none");
   snapshot_sweep_set_ =
       create_extendable(snapshots_group_.get(), "sweep", H5T_NATIVE_INT64, {}, {256});
   write_string_attribute(snapshot_sweep_set_.get(), "description",
@@ -445,6 +447,7 @@ void OutputFile::set_layout(const RunMetadata& m) {
       break;
   }
   snapshot_components_ = m.snapshot.components;
+  snapshot_bit_packed_ = m.snapshot.bit_packed;
   longest_axis_ = *std::max_element(m.dims.begin(), m.dims.end());
   if (m.timeslice_every > 0) {
     const int spatial = static_cast<int>(m.dims.size()) - 1;
@@ -632,6 +635,7 @@ std::vector<std::string> recover_output(const std::string& path) {
 std::vector<hsize_t> OutputFile::snapshot_tail() const {
   std::vector<hsize_t> tail = replica_axis();
   tail.insert(tail.end(), dims_.begin(), dims_.end());
+  if (snapshot_bit_packed_) tail.back() /= 8;
   if (snapshot_components_ > 1) tail.push_back(static_cast<hsize_t>(snapshot_components_));
   return tail;
 }

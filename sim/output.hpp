@@ -131,6 +131,7 @@ class OutputFile {
   int replicas_ = 1;
   hid_t snapshot_type_ = H5T_NATIVE_INT8;  ///< memory and file type of configuration values
   int snapshot_components_ = 1;
+  bool snapshot_bit_packed_ = false;  ///< the last axis holds bytes of 8 sites
   H5Id file_;
   H5Id observables_group_;
   H5Id snapshots_group_;

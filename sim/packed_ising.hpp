@@ -33,7 +33,8 @@ class PackedIsing {
   }
 
   /// One pass of Metropolis or heat bath over both colours of every replica. With `sums`, the
-  /// second colour's kernels also queue each replica's exact sums after the pass into sums[r].
+  /// second colour's kernels also add each replica's exact sums after the pass to sums[r],
+  /// which must be zero.
   void update(const IsingParams& params, UpdateAlgorithm algorithm, uint32_t pass,
               uint64_t sweep, IsingSums* sums = nullptr) {
     const auto& table = params.flip_threshold[algorithm == UpdateAlgorithm::heatbath];
@@ -54,6 +55,9 @@ class PackedIsing {
           sums + r);
     }
   }
+
+  /// Reads 8 sites at a time for bit-packed snapshots.
+  PackedSpinBits<D> spin_bits() const { return {geometry_, spins_.data()}; }
 
   /// Every replica as +-1 in lexicographic order into a backend buffer of replicas * V.
   template <class T>
@@ -104,7 +108,7 @@ class PackedIsing {
                                                   spins_.data() + r * replica_words(),
                                                   static_cast<uint32_t>(r), colour, step};
         if (sums && colour == 1) {
-          exec_.template reduce_sum_into<IsingSums>(
+          exec_.template accumulate_exact_into<IsingSums>(
               geometry_.words, PackedIsingUpdateSums<D, kSlots>{update}, sums + r);
         } else {
           exec_.for_each(geometry_.words, update);

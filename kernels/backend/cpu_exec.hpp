@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,19 @@ class CpuExec {
   template <class T, class F>
   void reduce_sum_into(int64_t n, const F& f, T* result) const {
     *result = reduce_sum<T>(n, f);
+  }
+
+  /// *result += the sum of f(i) over [0, n) (CudaExec's exact integer accumulation).
+  template <class T, class F>
+  void accumulate_exact_into(int64_t n, const F& f, T* result) const {
+    *result = *result + reduce_sum<T>(n, f);
+  }
+
+  /// Sets the first n entries of a buffer (all when negative) to zero bytes.
+  template <class T>
+  void zero(Buffer<T>& buffer, int64_t n = -1) const {
+    std::memset(static_cast<void*>(buffer.data()), 0,
+                static_cast<size_t>(n < 0 ? buffer.size() : n) * sizeof(T));
   }
 
   /// counts[b] = #{i in [0, n) : bin_of(i) == b} for b in [0, bins); bin_of may return -1 to
@@ -116,8 +130,8 @@ class CpuExec {
 
   /// The CPU side of CudaExec's overlapped copies: the copy is done when this returns.
   template <class T>
-  void copy_to_host_async(const Buffer<T>& from, HostFrame<T>& to, int64_t n, CopyDone&) const {
-    std::copy(from.data(), from.data() + n, to.data());
+  void copy_to_host_async(const Buffer<T>& from, T* to, int64_t n, CopyDone&) const {
+    std::copy(from.data(), from.data() + n, to);
   }
   void wait(const CopyDone&) const {}
   void order_after(const CopyDone&) const {}

@@ -203,6 +203,25 @@ class CudaExec {
                          stream_);
   }
 
+  /// *d_result += the sum of f(i) over [0, n), T made of 64-bit integers (exact in any
+  /// order); asynchronous, with no pass over per-block partials at the end.
+  template <class T, class F>
+  void accumulate_exact_into(int64_t n, const F& f, T* d_result) const {
+    if (n <= 0) return;
+    const int64_t blocks = std::min<int64_t>((n + kReduceBlock - 1) / kReduceBlock, max_grid_);
+    device_accumulate_exact<T>(n, f, d_result, blocks, stream_);
+  }
+
+  /// Sets the first n entries of a buffer (all when negative) to zero bytes; asynchronous.
+  template <class T>
+  void zero(Buffer<T>& buffer, int64_t n = -1) const {
+    const int64_t count = n < 0 ? buffer.size() : n;
+    if (count > 0) {
+      LATTICA_CUDA_CHECK(cudaMemsetAsync(buffer.data(), 0, static_cast<size_t>(count) * sizeof(T),
+                                         stream_));
+    }
+  }
+
   /// counts[b] = #{i in [0, n) : bin_of(i) == b} for b in [0, bins); bin_of may return -1 to
   /// skip. counts holds at least `bins` entries. Asynchronous.
   template <class F>
@@ -230,18 +249,18 @@ class CudaExec {
     LATTICA_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
-  /// Starts copying the first n entries of `from` into `to` once the work queued so far is
-  /// done, on a second stream, and returns at once: later work overlaps the copy. wait(done)
-  /// waits for it; `from` must not be written before order_after(done).
+  /// Starts copying the first n entries of `from` into `to` (in a HostFrame, or the copy
+  /// waits) once the work queued so far is done, on a second stream, and returns at once: later
+  /// work overlaps the copy. wait(done) waits for it; `from` must not be written before
+  /// order_after(done).
   template <class T>
-  void copy_to_host_async(const Buffer<T>& from, HostFrame<T>& to, int64_t n,
-                          CopyDone& done) const {
+  void copy_to_host_async(const Buffer<T>& from, T* to, int64_t n, CopyDone& done) const {
     if (!done.event_) {
       LATTICA_CUDA_CHECK(cudaEventCreateWithFlags(&done.event_, cudaEventDisableTiming));
     }
     LATTICA_CUDA_CHECK(cudaEventRecord(queued_work_, stream_));
     LATTICA_CUDA_CHECK(cudaStreamWaitEvent(copy_stream_, queued_work_, 0));
-    LATTICA_CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), static_cast<size_t>(n) * sizeof(T),
+    LATTICA_CUDA_CHECK(cudaMemcpyAsync(to, from.data(), static_cast<size_t>(n) * sizeof(T),
                                        cudaMemcpyDeviceToHost, copy_stream_));
     LATTICA_CUDA_CHECK(cudaEventRecord(done.event_, copy_stream_));
   }

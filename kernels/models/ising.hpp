@@ -143,6 +143,13 @@ struct IsingModel {
   static SnapshotFormat snapshot_format(const Params&) {
     return {ElementType::int8, 1, "spins +1/-1 (int8)"};
   }
+  /// output.snapshot_packing = "bits": an eighth of the bytes (kernels/models/ising_packed.hpp).
+  static SnapshotFormat bit_packed_snapshot_format() {
+    return {ElementType::uint8, 1,
+            "spins 8 per byte along the last axis, the lower site in the least significant bit, "
+            "1 = +1 and 0 = -1 (uint8; numpy: 2 * unpackbits(a, axis=-1, bitorder='little') - 1)",
+            true};
+  }
   static std::vector<HistogramInfo> histograms() {
     return {{"energy",
              "interaction energy E_J = -sum_<ij> s_i s_j (total, not per site; equals the energy "

@@ -326,4 +326,47 @@ struct UnpackLexicographic {
   }
 };
 
+/// Snapshot bytes with 8 spins each (IsingModel::bit_packed_snapshot_format): out[i] holds
+/// sites 8 (first + i) ... 8 (first + i) + 7 of the replica-major lexicographic order, the
+/// first in the least significant bit, 1 for +1. Functor over the n bytes; SpinBits reads 8
+/// sites of one row (the last extent is a multiple of 8).
+template <class SpinBits>
+struct PackSpinBits {
+  SpinBits spin_bits;
+  uint8_t* out;
+  int64_t first;
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
+    out[index] = spin_bits(8 * (first + index));
+  }
+};
+
+/// 8 sites from +-1 bytes in lexicographic order.
+struct LexicographicSpinBits {
+  const int8_t* spins;  ///< every replica
+  LATTICA_HD_INLINE uint8_t operator()(int64_t site) const {
+    uint8_t bits = 0;
+    for (int b = 0; b < 8; ++b) bits |= static_cast<uint8_t>(spins[site + b] > 0) << b;
+    return bits;
+  }
+};
+
+/// 8 sites from the packed storage of every replica.
+template <int D>
+struct PackedSpinBits {
+  PackedLattice<D> geometry;
+  const uint32_t* spins;  ///< replicas one after another, 2 * words each
+  LATTICA_HD_INLINE uint8_t operator()(int64_t site) const {
+    const int64_t volume = geometry.lattice.volume();
+    const int64_t replica = site / volume;
+    const uint32_t* own = spins + replica * 2 * static_cast<int64_t>(geometry.words);
+    const int64_t first = site - replica * volume;
+    uint8_t bits = 0;
+    for (int b = 0; b < 8; ++b) {
+      const int64_t position = geometry.lattice.storage_index(first + b);
+      bits |= static_cast<uint8_t>((own[position / 32] >> (position & 31)) & 1) << b;
+    }
+    return bits;
+  }
+};
+
 }  // namespace lattica

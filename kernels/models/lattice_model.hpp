@@ -43,6 +43,8 @@ struct SnapshotFormat {
   ElementType type;
   int components;           ///< 1 for scalar fields; n for O(n) unit vectors (last axis)
   const char* description;  ///< what the values are
+  /// Ising spins 8 per byte along the last axis (uint8; pack_spin_bits): a frame of V/8 bytes.
+  bool bit_packed = false;
 };
 /// Bytes of one value of a snapshot element type.
 constexpr size_t element_bytes(ElementType type) {

@@ -70,19 +70,34 @@ __device__ __forceinline__ T load_from_l2(const T* p) {
   return value;
 }
 
-/// Block b sums f(i) over a grid-stride range into partials[b]; the block that finishes last
-/// (the ticket counts finished blocks) adds the partials in block order into *result and resets
-/// the ticket for the next reduction.
+/// This block's sum of f(i) over its grid-stride share of [0, n); thread 0 holds it.
 template <class T, class F>
-__global__ void __launch_bounds__(kReduceBlock)
-    reduce_sum_kernel(int64_t n, F f, T* partials, unsigned int* ticket, T* result) {
+__device__ __forceinline__ T block_sum_of(int64_t n, const F& f) {
   T sum{};
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kReduceBlock;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kReduceBlock + threadIdx.x; i < n;
        i += stride) {
     sum = sum + f(i);
   }
-  sum = block_reduce_sum(sum);
+  return block_reduce_sum(sum);
+}
+
+/// Resident blocks per SM the reduction is compiled for (registers <= 32 at 8): sums of up to
+/// 16 bytes (numbers, the discrete models' exact sums) keep full occupancy, so a functor that
+/// updates sites and returns their sums (PackedIsingUpdateSums) runs as fast as the update
+/// alone; larger sums (O(n): 96 bytes) leave the register count to the compiler.
+template <class T>
+constexpr int reduce_min_blocks() {
+  return sizeof(T) <= 16 ? 8 : 1;
+}
+
+/// Block b sums f(i) over a grid-stride range into partials[b]; the block that finishes last
+/// (the ticket counts finished blocks) adds the partials in block order into *result and resets
+/// the ticket for the next reduction.
+template <class T, class F>
+__global__ void __launch_bounds__(kReduceBlock, reduce_min_blocks<T>())
+    reduce_sum_kernel(int64_t n, F f, T* partials, unsigned int* ticket, T* result) {
+  T sum = block_sum_of<T>(n, f);
   __shared__ bool last;
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = sum;
@@ -103,6 +118,27 @@ __global__ void __launch_bounds__(kReduceBlock)
   }
 }
 
+/// *result += the sum of f(i) over a grid-stride range, for sums of 64-bit integers only: each
+/// block adds its partial with one atomicAdd per field. Integer addition is exact in any order,
+/// so the result equals the ordered reduction's, and no block waits to add the partials (the
+/// fused update-and-measure passes would otherwise end on that tail every sweep).
+template <class T, class F>
+__global__ void __launch_bounds__(kReduceBlock, reduce_min_blocks<T>())
+    accumulate_exact_kernel(int64_t n, F f, T* result) {
+  static_assert(sizeof(T) % 8 == 0, "sums of 64-bit integer fields");
+  T sum = block_sum_of<T>(n, f);
+  if (threadIdx.x == 0) {
+    constexpr int words = sizeof(T) / 8;
+    unsigned long long partial[words];
+    memcpy(partial, &sum, sizeof(T));
+    auto* out = reinterpret_cast<unsigned long long*>(result);
+#pragma unroll
+    for (int w = 0; w < words; ++w) {
+      if (partial[w] != 0) atomicAdd(out + w, partial[w]);  // two's complement: signed too
+    }
+  }
+}
+
 /// Number of blocks for n elements.
 inline int reduce_blocks(int64_t n) {
   const int64_t blocks = (n + kReduceBlock - 1) / kReduceBlock;
@@ -117,6 +153,16 @@ void device_reduce_sum(int64_t n, const F& f, T* d_partials, unsigned int* d_tic
                        cudaStream_t stream) {
   reduce_sum_kernel<T><<<reduce_blocks(n), kReduceBlock, 0, stream>>>(n, f, d_partials, d_ticket,
                                                                        d_result);
+  LATTICA_CUDA_CHECK_LAUNCH(stream);
+}
+
+/// *d_result += the sum of f(i), i in [0, n), for T of 64-bit integer fields
+/// (accumulate_exact_kernel), on `blocks` blocks; asynchronous on `stream`.
+template <class T, class F>
+void device_accumulate_exact(int64_t n, const F& f, T* d_result, int64_t blocks,
+                             cudaStream_t stream) {
+  accumulate_exact_kernel<T><<<static_cast<unsigned>(blocks), kReduceBlock, 0, stream>>>(
+      n, f, d_result);
   LATTICA_CUDA_CHECK_LAUNCH(stream);
 }
 

@@ -5,7 +5,9 @@
 
 Runs sim on INPUT_TOML made small (CPU backend, 16x16, a few sweeps) into a temporary
 directory, loads the file with analysis.lattica_file and checks lengths, dtypes, metadata,
-truncation to committed_length and the schema check; then runs `python3 -m analysis info`.
+truncation to committed_length and the schema check, and that bit-packed snapshots
+(output.snapshot_packing = "bits") read back as the same frames; then runs
+`python3 -m analysis info`.
 Exits non-zero with a message on any failure.
 """
 
@@ -131,7 +133,23 @@ def main():
             print(f"FAIL: sim exited with {result.returncode}:\n{result.stdout}", file=sys.stderr)
             return 1
 
-        check_file(out, input_toml)
+        bytes_run = check_file(out, input_toml)
+        # The same chain with bit-packed snapshots reads back as the same +-1 frames.
+        bits_out = os.path.join(scratch, "bits.h5")
+        result = run(sim_command(sim, input_path, bits_out, SEED, "lattice.dims=[16,16]",
+                                 f"run.thermalization={THERMALIZATION}",
+                                 f"run.measurements={MEASUREMENTS}",
+                                 f"run.measure_every={MEASURE_EVERY}",
+                                 f"output.snapshot_every={SNAPSHOT_EVERY}",
+                                 "output.snapshot_packing=bits"),
+                     TIMEOUT, merge_stderr=True, env=sim_env(override=False))
+        if check(result.returncode == 0, f"sim (bits) exited with {result.returncode}:\n"
+                                         f"{result.stdout}"):
+            bits_run = check_file(bits_out, input_toml)
+            check(bits_run.snapshots.bit_packed and not bytes_run.snapshots.bit_packed,
+                  "the bit-packed file is not read as bit-packed")
+            check(np.array_equal(bits_run.snapshots[:], bytes_run.snapshots[:]),
+                  "bit-packed snapshots differ from the byte ones")
         check_truncation(out, scratch)
         other = check_schema_error(out, scratch)
 

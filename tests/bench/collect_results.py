@@ -6,9 +6,10 @@
 LOGDIR holds what one device run wrote: gpu.txt (nvidia-smi name, driver, memory),
 bench_<model>.json (sim bench --json), bench_ising_2e36.json (sim bench at 262144^2),
 primitives.json (primitives_bench --json), transposes.json (transpose_bench --json, optional)
-and e2e_*.txt (the final line of sim runs at 8192^2: updates only, measuring every sweep,
-snapshots every 100 sweeps). Every figure is copied as measured; the end-to-end overheads are
-computed from the run times sim printed.
+e2e_*.txt (the final line of sim runs at 8192^2: updates only, measuring every sweep, and
+5000 sweeps with and without a snapshot every 100 sweeps, as bytes and bit-packed) and dd_*.txt
+(the disk's write rate). Every figure is copied as measured; the end-to-end overheads are
+computed from the run times sim printed, the best of the repeats.
 """
 import glob
 import json
@@ -22,14 +23,20 @@ def load(path):
         return json.load(f)
 
 
-def run_seconds(path):
-    """Seconds of the run loop from sim's final line ('... in 2.27 s (...)')."""
+def run_line(path):
+    """(seconds of the run loop, sweeps, snapshots) from sim's final line."""
     with open(path) as f:
         text = f.read()
-    found = re.findall(r"sim: wrote .* in ([0-9.]+) s \(", text)
+    found = re.findall(r"sim: wrote .*: ([0-9]+) sweeps .* ([0-9]+) snapshots in ([0-9.]+) s \(",
+                       text)
     if not found:
         raise SystemExit(f"{path}: no 'sim: wrote' line")
-    return float(found[-1])
+    sweeps, snapshots, seconds = found[-1]
+    return float(seconds), int(sweeps), int(snapshots)
+
+
+def run_seconds(path):
+    return run_line(path)[0]
 
 
 def main():
@@ -52,22 +59,36 @@ def main():
         base = min(run_seconds(p) for p in updates)
         with_measure = min(run_seconds(p) for p in measure)
         out["end_to_end_8192"] = {
-            "what": "sim inputs/lattice.toml at 8192^2 (multi-spin coded), 20000 sweeps; run "
-                    "times of the best of the repeats",
+            "what": "sim inputs/lattice.toml at 8192^2 (multi-spin coded), 20000 sweeps, "
+                    "thermalization 0, the input's snapshot every 2000 sweeps kept; run times "
+                    "of the best of the repeats",
             "updates_only_s": base,
             "measure_every_sweep_s": with_measure,
             "measurement_overhead_percent": 100 * (with_measure / base - 1),
         }
-        snap = os.path.join(logs, "e2e_snap.txt")
-        base5k = os.path.join(logs, "e2e_updates5k.txt")
-        if os.path.exists(snap) and os.path.exists(base5k):
-            a, b = run_seconds(base5k), run_seconds(snap)
-            out["end_to_end_8192"].update({
-                "snapshot_runs": "5000 sweeps, a snapshot every 100 (50 frames of 64 MiB)",
-                "no_snapshots_s": a,
-                "snapshot_every_100_s": b,
-                "snapshot_overhead_percent": 100 * (b / a - 1),
-            })
+        # Snapshots every 100 sweeps against the same run without them (its final frame in
+        # the same packing), as bytes and bit-packed.
+        for packing, frame in [("bytes", "64 MiB"), ("bits", "8 MiB")]:
+            plain = glob.glob(os.path.join(logs, f"e2e_{packing}_nosnap_*.txt"))
+            snap = glob.glob(os.path.join(logs, f"e2e_{packing}_snap_*.txt"))
+            if plain and snap:
+                a = min(run_seconds(p) for p in plain)
+                b = min(run_seconds(p) for p in snap)
+                _, sweeps, frames = run_line(snap[0])
+                _, _, plain_frames = run_line(plain[0])
+                out["end_to_end_8192"][f"snapshots_{packing}"] = {
+                    "what": f"{sweeps} sweeps, a snapshot every 100 ({frames} frames of {frame}) "
+                            f"against {plain_frames} frames, output.snapshot_packing = " + packing,
+                    "no_snapshots_s": a,
+                    "snapshot_every_100_s": b,
+                    "snapshot_overhead_percent": 100 * (b / a - 1),
+                }
+        disk = {}
+        for path in sorted(glob.glob(os.path.join(logs, "dd_*.txt"))):
+            with open(path) as f:
+                disk[os.path.basename(path)[3:-4]] = f.read().strip()
+        if disk:
+            out["end_to_end_8192"]["disk_write_rate_dd"] = disk
     target = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "results",
         re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") + ".json")

@@ -445,6 +445,58 @@ TEST_F(Cli, SnapshotsAtMultiplesOfSnapshotEvery) {
             (std::vector<hsize_t>{4, 16, 16}));
 }
 
+// output.snapshot_packing = "bits": the same frames as bytes, 8 spins per byte, on a lattice
+// that packs 32 spins per word (64 x 64) and one that does not (16 x 24); bad uses exit 2.
+TEST_F(Cli, BitPackedSnapshotsHoldTheSameSpins) {
+  for (const char* dims : {"lattice.dims=[16,24]", "lattice.dims=[8,64]"}) {
+    SCOPED_TRACE(dims);
+    for (const char* packing : {"bytes", "bits"}) {
+      const RunResult r = sim(small_run({"--backend", "cpu", "--set", dims, "--set",
+                                         std::string("output.snapshot_packing=") + packing,
+                                         "--output", std::string(packing) + ".h5"}));
+      ASSERT_EQ(r.exit_code, 0) << r;
+    }
+    const H5Id bytes = open_file(path("bytes.h5")), bits = open_file(path("bits.h5"));
+    const DatasetInfo info = dataset_info(bytes.get(), "/snapshots/configuration");
+    std::vector<hsize_t> packed_shape = info.shape;
+    packed_shape.back() /= 8;
+    EXPECT_EQ(dataset_info(bits.get(), "/snapshots/configuration").shape, packed_shape);
+    const H5Id set(checked(H5Dopen2(bits.get(), "/snapshots/configuration", H5P_DEFAULT),
+                           "open configuration"),
+                   H5Dclose);
+    EXPECT_EQ(string_attribute(set.get(), "packing"), "bits");
+    const auto spins = read_dataset<int8_t>(bytes.get(), "/snapshots/configuration",
+                                            H5T_NATIVE_INT8);
+    const auto packed = read_dataset<uint8_t>(bits.get(), "/snapshots/configuration",
+                                              H5T_NATIVE_UINT8);
+    ASSERT_EQ(packed.size() * 8, spins.size());
+    size_t up = 0;
+    for (size_t i = 0; i < spins.size(); ++i) {
+      const bool bit = (packed[i / 8] >> (i % 8)) & 1;
+      ASSERT_EQ(bit ? 1 : -1, spins[i]) << "site " << i;
+      up += bit;
+    }
+    EXPECT_GT(up, 0u);
+    EXPECT_LT(up, spins.size());
+    EXPECT_EQ(read_doubles(bits.get(), "/observables/energy"),
+              read_doubles(bytes.get(), "/observables/energy"));
+    fs::remove(path("bytes.h5"));
+    fs::remove(path("bits.h5"));
+  }
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"--set", "output.snapshot_packing=bits", "--set", "model.kind=potts", "--set",
+            "model.q=3"},
+           {"--set", "output.snapshot_packing=bits", "--set", "lattice.dims=[16,20]"},
+           {"--set", "output.snapshot_packing=nibbles"}}) {
+    std::vector<std::string> args{default_input(), "-o", "x.h5"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    const RunResult r = sim(args);
+    EXPECT_EQ(r.exit_code, 2) << r;
+    EXPECT_NE(r.err.find("output.snapshot_packing"), std::string::npos) << r;
+    EXPECT_FALSE(fs::exists(path("x.h5")));
+  }
+}
+
 // Without --output the file is named after the input's stem, in the working directory.
 TEST_F(Cli, DefaultOutputPathIsTheInputStem) {
   const RunResult r =

@@ -271,14 +271,18 @@ INSTANTIATE_TEST_SUITE_P(Lattices, GpuCheckpoint,
 TEST(GpuSnapshots, OverlappedCopiesHoldTheConfigurationWhenStarted) {
   LATTICA_REQUIRE_GPU_OR_SKIP();
   // Packed Ising staged and a chunk at a time, byte Ising, Potts and O(3) (float components).
+  // Bit-packed Ising snapshots from both storages.
   struct Case {
     ModelKind model;
     std::vector<int64_t> dims;
     bool snapshots;
+    bool bits = false;
   };
   for (const Case& c : {Case{ModelKind::ising, {6, 4, 128}, true},
                         Case{ModelKind::ising, {6, 4, 128}, false},
+                        Case{ModelKind::ising, {6, 4, 128}, true, true},
                         Case{ModelKind::ising, {10, 12}, true},
+                        Case{ModelKind::ising, {10, 24}, true, true},
                         Case{ModelKind::potts, {8, 10}, true}, Case{ModelKind::on, {6, 8}, true}}) {
     EngineSettings s;
     s.model = c.model;
@@ -288,10 +292,11 @@ TEST(GpuSnapshots, OverlappedCopiesHoldTheConfigurationWhenStarted) {
     s.seed = 5;
     s.replicas = 2;
     s.snapshots = c.snapshots;
+    s.snapshot_bits = c.bits;
     SCOPED_TRACE(::testing::Message() << static_cast<int>(c.model) << " " << c.dims.size()
-                                      << "D staged " << c.snapshots);
+                                      << "D staged " << c.snapshots << " bits " << c.bits);
     auto engine = make_cuda_engine(s);
-    expect_overlapped_snapshots(*engine);
+    expect_overlapped_snapshots(*engine, c.bits);
   }
 }
 

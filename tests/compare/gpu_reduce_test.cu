@@ -72,6 +72,33 @@ TEST(GpuReduce, StructOfInt64MatchesHost) {
   }
 }
 
+// The exact accumulation adds to what the destination holds (fused measurements add to a
+// cleared slot), with mixed signs, over every size.
+TEST(GpuReduce, ExactAccumulationAddsToTheDestination) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  CudaExec exec(0);
+  std::mt19937_64 gen(19);
+  DeviceBuffer<IsingSums> slot(2);
+  exec.zero(slot);
+  IsingSums want{0, 0};
+  for (int64_t n : kSizes) {
+    std::vector<long long> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      a[i] = static_cast<long long>(gen() >> 20) - (1LL << 43);
+      b[i] = -static_cast<long long>(gen() % 1000);
+      want = want + IsingSums{a[i], b[i]};
+    }
+    auto da = upload(exec, a);
+    auto db = upload(exec, b);
+    exec.accumulate_exact_into<IsingSums>(n, PairFromArrays{da.data(), db.data()}, slot.data() + 1);
+    IsingSums got[2];
+    exec.copy_to_host(slot, got);
+    EXPECT_EQ(got[1].bonds, want.bonds) << "n = " << n;
+    EXPECT_EQ(got[1].magnetization, want.magnetization) << "n = " << n;
+    EXPECT_EQ(got[0].bonds, 0);  // the neighbouring slot is untouched
+  }
+}
+
 TEST(GpuReduce, DoubleMatchesHostToRoundingAndRepeats) {
   LATTICA_REQUIRE_GPU_OR_SKIP();
   CudaExec exec(0);

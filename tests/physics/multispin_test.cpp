@@ -106,13 +106,20 @@ TEST(Multispin, MeasuringEverySweepInTheLastPass) {
 TEST(Multispin, OverlappedSnapshots) {
   PackedCase c{"", {6, 128}, 0.4, 0.02, {UpdateAlgorithm::metropolis}, InitialState::hot, 0, 2};
   for (bool staged : {true, false}) {
-    SCOPED_TRACE(staged ? "staged" : "a chunk at a time");
-    EngineSettings s = settings_of(c, true);
-    s.structure_factor_every = 0;
-    s.snapshots = staged;  // without snapshots between sweeps, no lexicographic copy is kept
-    EXPECT_EQ(packed_keeps_lexicographic(s), staged);
-    auto engine = make_cpu_engine(s);
-    expect_overlapped_snapshots(*engine);
+    for (bool bits : {false, true}) {
+      for (bool multispin : {true, false}) {
+        SCOPED_TRACE(::testing::Message() << (staged ? "staged" : "a chunk at a time")
+                                          << (bits ? ", bits" : ", bytes")
+                                          << (multispin ? ", packed" : ", byte storage"));
+        EngineSettings s = settings_of(c, multispin);
+        s.structure_factor_every = 0;
+        s.snapshots = staged;  // without snapshots between sweeps no lexicographic copy is kept
+        s.snapshot_bits = bits;
+        if (multispin) EXPECT_EQ(packed_keeps_lexicographic(s), staged && !bits);
+        auto engine = make_cpu_engine(s);
+        expect_overlapped_snapshots(*engine, bits);
+      }
+    }
   }
 }
 

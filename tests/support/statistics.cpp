@@ -43,7 +43,18 @@ std::vector<unsigned char> configuration_bytes(Engine& engine) {
   return out;
 }
 
-void expect_overlapped_snapshots(Engine& engine) {
+namespace {
+/// +-1 bytes, 8 per byte, the first in the least significant bit, 1 for +1.
+std::vector<unsigned char> pack_bits(const std::vector<unsigned char>& spins) {
+  std::vector<unsigned char> bits(spins.size() / 8, 0);
+  for (size_t i = 0; i < spins.size(); ++i) {
+    if (static_cast<signed char>(spins[i]) > 0) bits[i / 8] |= static_cast<unsigned char>(1u << (i % 8));
+  }
+  return bits;
+}
+}  // namespace
+
+void expect_overlapped_snapshots(Engine& engine, bool bits) {
   engine.initialize();
   engine.sweep(0, 3);
   std::vector<std::vector<unsigned char>> want;
@@ -56,7 +67,7 @@ void expect_overlapped_snapshots(Engine& engine) {
       const auto* data = static_cast<const unsigned char*>(engine.snapshot_data(0));
       EXPECT_EQ(std::vector<unsigned char>(data, data + want[0].size()), want[0]) << "slot 0";
     }
-    want.push_back(configuration_bytes(engine));
+    want.push_back(bits ? pack_bits(configuration_bytes(engine)) : configuration_bytes(engine));
     slots.push_back(slot);
     engine.start_snapshot(slot);
     engine.sweep(sweep, 4);

@@ -43,8 +43,9 @@ std::vector<unsigned char> configuration_bytes(Engine& engine);
 
 /// Snapshots overlapped with later sweeps (start_snapshot, snapshot_data) hold the configuration
 /// at the moment they were started, in both slots and when a slot is reused, while the chain
-/// goes on; expects so of an engine (it initializes it).
-void expect_overlapped_snapshots(Engine& engine);
+/// goes on; expects so of an engine (it initializes it). With `bits`, the engine packs Ising
+/// snapshots 8 spins per byte (EngineSettings::snapshot_bits).
+void expect_overlapped_snapshots(Engine& engine, bool bits = false);
 
 /// Transforms a series element-wise.
 template <class F>
