@@ -58,7 +58,27 @@ std::vector<KernelCase> kernels_of(const BenchOptions& o) {
       out.push_back({name + " multispin", {a}, Precision::float64, true});
     }
   }
+  // --kernel and --precision pick some (to time, or profile, one kernel alone).
+  const auto unwanted = [&](const KernelCase& k) {
+    const bool precision_differs =
+        continuous && !o.precision.empty() &&
+        (o.precision == "float") != (k.precision == Precision::float32);
+    return (!o.kernel.empty() && k.name != o.kernel) || precision_differs;
+  };
+  out.erase(std::remove_if(out.begin(), out.end(), unwanted), out.end());
   return out;
+}
+
+/// Names of every kernel of the options' model, for the error of a --kernel that matches none.
+std::string kernel_names(BenchOptions o) {
+  o.kernel.clear();
+  o.precision.clear();
+  std::string names;
+  for (const KernelCase& k : kernels_of(o)) {
+    if (names.find("\"" + k.name + "\"") == std::string::npos)
+      names += (names.empty() ? "\"" : ", \"") + k.name + "\"";
+  }
+  return names;
 }
 
 EngineSettings settings_for(const BenchOptions& o, const KernelCase& k,
@@ -150,6 +170,13 @@ void write_json(const std::string& path, const std::string& device, double copy,
 }  // namespace
 
 int run_bench(const BenchOptions& o) {
+  if (kernels_of(o).empty()) {
+    std::fprintf(stderr, "sim bench: error: --kernel \"%s\"%s: the %s model's kernels are %s\n",
+                 o.kernel.c_str(),
+                 o.precision.empty() ? "" : (" with --precision " + o.precision).c_str(),
+                 o.model.c_str(), kernel_names(o).c_str());
+    return 2;
+  }
   std::string reason;
   if (cuda_device_count(reason) == 0) {
     std::fprintf(stderr, "sim bench: error: %s; the benchmark times the GPU\n", reason.c_str());

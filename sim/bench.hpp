@@ -16,6 +16,8 @@ struct BenchOptions {
   std::vector<int64_t> dims;    ///< empty: a size that fills a large GPU
   std::vector<int64_t> cpu_dims;  ///< empty: a size the CPU times in seconds
   int repeats = 7;
+  std::string kernel;     ///< empty: every kernel of the model; else one name (kernels_of)
+  std::string precision;  ///< empty: both; "float" or "double" (continuous models)
   std::string json_path;  ///< empty: no JSON
   int device = 0;
 };

@@ -218,6 +218,10 @@ int main(int argc, char** argv) {
       ->expected(1, 4);
   bench_command->add_option("--repeats", bench.repeats, "timed repeats (median)")
       ->check(CLI::Range(1, 1000));
+  bench_command->add_option("--kernel", bench.kernel,
+                            "time this kernel only (e.g. \"heatbath\", \"metropolis multispin\")");
+  bench_command->add_option("--precision", bench.precision, "continuous models: float or double only")
+      ->check(CLI::IsMember({"float", "double"}));
   bench_command->add_option("--device", bench.device, "CUDA device index");
   bench_command->add_option("--json", bench.json_path, "also write the results as JSON");
   app.set_version_flag("--version", std::string("sim (Lattica) ") + lattica::kLatticaVersion +

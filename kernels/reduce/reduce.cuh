@@ -82,13 +82,18 @@ __device__ __forceinline__ T block_sum_of(int64_t n, const F& f) {
   return block_reduce_sum(sum);
 }
 
-/// Resident blocks per SM the reduction is compiled for (registers <= 32 at 8): sums of up to
-/// 16 bytes (numbers, the discrete models' exact sums) keep full occupancy, so a functor that
-/// updates sites and returns their sums (PackedIsingUpdateSums) runs as fast as the update
-/// alone; larger sums (O(n): 96 bytes) leave the register count to the compiler.
+/// Resident blocks per SM the reduction is compiled for (at most 32 registers a thread): sums
+/// of up to 16 bytes (numbers, the discrete models' exact sums) keep full occupancy, so a
+/// functor that updates sites and returns their sums (PackedIsingUpdateSums) runs as fast as
+/// the update alone; larger sums (O(n): 96 bytes) leave the register count to the compiler.
 template <class T>
 constexpr int reduce_min_blocks() {
-  return sizeof(T) <= 16 ? 8 : 1;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+  constexpr int threads_per_sm = 1024;  // Turing
+#else
+  constexpr int threads_per_sm = 2048;
+#endif
+  return sizeof(T) <= 16 ? threads_per_sm / kReduceBlock : 1;
 }
 
 /// Block b sums f(i) over a grid-stride range into partials[b]; the block that finishes last

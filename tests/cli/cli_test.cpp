@@ -1023,8 +1023,23 @@ TEST_F(Cli, HostileInputFilesExitTwoWithoutOutput) {
 TEST_F(Cli, BenchTimesEveryKernelOrSaysThereIsNoGpu) {
   std::string reason;
   const bool gpu = cuda_device_count(reason) > 0;
+  // A kernel the model does not have is bad input on any machine.
+  const RunResult unknown = sim({"bench", "--model", "potts", "--kernel", "overrelaxation"});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown;
+  EXPECT_NE(unknown.err.find("--kernel \"overrelaxation\""), std::string::npos) << unknown;
+  EXPECT_NE(unknown.err.find("\"metropolis\", \"heatbath\""), std::string::npos) << unknown;
   const RunResult r = sim({"bench", "--model", "phi4", "--dims", "32", "32", "16", "--cpu-dims",
                            "8", "8", "8", "--repeats", "2", "--json", "bench.json"});
+  if (gpu) {  // one kernel in one precision
+    const RunResult one = sim({"bench", "--model", "phi4", "--kernel", "overrelaxation",
+                               "--precision", "float", "--dims", "16", "16", "16", "--cpu-dims",
+                               "8", "8", "8", "--repeats", "1", "--json", "one.json"});
+    ASSERT_EQ(one.exit_code, 0) << one;
+    const std::string json = read_bytes(path("one.json"));
+    EXPECT_NE(json.find("\"kernel\": \"overrelaxation\""), std::string::npos) << json;
+    EXPECT_EQ(json.find("\"kernel\": \"metropolis\""), std::string::npos) << json;
+    EXPECT_EQ(json.find("double"), std::string::npos) << json;
+  }
   if (!gpu) {
     if (test::gpu_required()) FAIL() << "SIM_REQUIRE_GPU=1 but " << reason;
     EXPECT_EQ(r.exit_code, 2) << r;
