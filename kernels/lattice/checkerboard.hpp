@@ -21,9 +21,30 @@ struct Checkerboard {
   int64_t stride[D];    ///< step in the colour-local index for +1 along axis a < D-1
   int64_t half_last;    ///< L_{D-1} / 2
   int64_t half_volume;  ///< V / 2, the number of sites of one colour
+  // A box of a larger periodic lattice (domain decomposition: one rank's sites with ghost
+  // layers around them), or by default the whole lattice. Random numbers are keyed by the
+  // global site (site_index), so a box updates its sites exactly as the whole lattice does.
+  // The last axis is never split: rows, and the random-number groups along them, stay whole.
+  bool boxed;                 ///< false: the whole lattice (global = local)
+  int64_t origin[D];          ///< global coordinate of local coordinate 0 (last axis: 0)
+  int64_t global_extent[D];   ///< extents of the whole lattice
+  int64_t global_stride[D];   ///< lexicographic step for +1 along axis a of the whole lattice
 
   /// Builds the geometry. Precondition: every extent is even and >= 2.
   static Checkerboard make(const int64_t* extents) {
+    const int64_t origin[D] = {};
+    Checkerboard g = make_box(extents, extents, origin);
+    g.boxed = false;
+    return g;
+  }
+
+  /// The box of local extents `extents` whose local coordinate 0 sits at global coordinate
+  /// `origin` (taken modulo the global extents) of the periodic lattice `global_extents`.
+  /// Preconditions: every extent is even and >= 2; extents[D-1] == global_extents[D-1] and
+  /// origin[D-1] == 0. The local lattice is still periodic in itself, so only its interior
+  /// (sites whose neighbours are all in the box) is updated as in the whole lattice.
+  static Checkerboard make_box(const int64_t* extents, const int64_t* global_extents,
+                               const int64_t* origin) {
     Checkerboard g{};
     for (int a = 0; a < D; ++a) g.extent[a] = extents[a];
     g.half_last = extents[D - 1] / 2;
@@ -34,7 +55,34 @@ struct Checkerboard {
     }
     g.stride[D - 1] = 1;
     g.half_volume = s;
+    g.boxed = true;
+    int64_t global = 1;
+    for (int a = D - 1; a >= 0; --a) {
+      g.global_extent[a] = global_extents[a];
+      g.origin[a] = ((origin[a] % global_extents[a]) + global_extents[a]) % global_extents[a];
+      g.global_stride[a] = global;
+      global *= global_extents[a];
+    }
     return g;
+  }
+
+  /// Global colour = local colour ^ colour_flip() (the parity of the box's origin).
+  int colour_flip() const {
+    int64_t sum = 0;
+    for (int a = 0; a < D; ++a) sum += origin[a];
+    return static_cast<int>(sum & 1);
+  }
+
+  /// Global lexicographic index of the site at local coordinates x (axes < D-1) and `last`
+  /// along the last axis; for an unboxed lattice, its lexicographic index.
+  LATTICA_HD_INLINE int64_t global_site(const int64_t (&x)[D], int64_t last) const {
+    int64_t site = last;
+    for (int a = 0; a < D - 1; ++a) {
+      int64_t g = x[a] + origin[a];
+      if (g >= global_extent[a]) g -= global_extent[a];  // x < extent <= global extent
+      site += g * global_stride[a];
+    }
+    return site;
   }
 
   LATTICA_HD int64_t volume() const { return 2 * half_volume; }
@@ -54,17 +102,26 @@ struct Checkerboard {
     return parity & 1;
   }
 
-  /// Global lexicographic index of colour-local site j.
+  /// Lexicographic index (in this lattice) of colour-local site j.
   LATTICA_HD_INLINE int64_t lex_index(int64_t j, int colour) const {
     int64_t x[D];
     int64_t h;
     return 2 * j + decompose(j, colour, x, h);
   }
 
+  /// The site's name in the whole lattice, which keys its random numbers: its lexicographic
+  /// index there.
+  LATTICA_HD_INLINE int64_t site_index(int64_t j, int colour) const {
+    int64_t x[D];
+    int64_t h;
+    const int p = decompose(j, colour, x, h);
+    return boxed ? global_site(x, 2 * h + p) : 2 * j + p;
+  }
+
   /// Calls visit(k) for each of the 2D neighbours of colour-local site j, in the order
   /// +axis 0, -axis 0, +axis 1, -axis 1, ..., so models can tell bonds' axes and orientations.
   /// Every neighbour has the other colour and k is its colour-local index. Returns the site's
-  /// lexicographic index.
+  /// site_index().
   template <class Visit>
   LATTICA_HD_INLINE int64_t visit_neighbours(int64_t j, int colour, Visit&& visit) const {
     int64_t x[D];
@@ -82,7 +139,7 @@ struct Checkerboard {
     const int64_t previous_pair = row + (h == 0 ? half_last - 1 : h - 1);
     visit(p ? next_pair : row + h);      // + last axis
     visit(p ? row + h : previous_pair);  // - last axis
-    return 2 * j + p;
+    return boxed ? global_site(x, 2 * h + p) : 2 * j + p;
   }
 
   /// Position of colour-local site j in its random-number group (kLanesPerGroup sites of one

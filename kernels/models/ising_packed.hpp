@@ -59,12 +59,13 @@ struct PackedLattice {
 
   /// The 2D other-colour words aligned bit for bit with word k of `colour` (neighbour order
   /// +axis 0, -axis 0, ..., +last, -last, as Checkerboard::visit_neighbours); returns the
-  /// lexicographic index of the word's first site (its random-number group).
+  /// site_index of the word's first site (its random-number group).
   LATTICA_HD_INLINE int64_t neighbour_words(uint32_t k, int colour, const uint32_t* other,
                                             uint32_t (&nb)[2 * D]) const {
     uint32_t rest = by_row_words.divide(k);
     const uint32_t w = k - rest * row_words;
     int parity = colour;
+    int64_t coordinates[D] = {};  // of axes < D - 1, for a box's global site
     LATTICA_UNROLL
     for (int a = D - 2; a >= 0; --a) {
       const uint32_t length = extent[a].divisor;
@@ -72,6 +73,7 @@ struct PackedLattice {
       const uint32_t x = rest - q * length;
       rest = q;
       parity += static_cast<int>(x);
+      coordinates[a] = x;
       const uint32_t wrap = (length - 1) * stride[a];
       nb[2 * a] = other[x + 1 == length ? k - wrap : k + stride[a]];
       nb[2 * a + 1] = other[x == 0 ? k + wrap : k - stride[a]];
@@ -91,7 +93,8 @@ struct PackedLattice {
       nb[2 * D - 2] = same;
       nb[2 * D - 1] = (same << 1) | (previous >> 31);
     }
-    return 64 * static_cast<int64_t>(k) + p;
+    return lattice.boxed ? lattice.global_site(coordinates, 64 * static_cast<int64_t>(w) + p)
+                         : 64 * static_cast<int64_t>(k) + p;
   }
 };
 
@@ -274,7 +277,8 @@ struct PackedIsingInitialize {
     const int64_t replica = index / replica_words;
     const int64_t local = index - replica * replica_words;
     const int colour = local >= geometry.words;
-    const int64_t first = geometry.lattice.lex_index(32 * (local - colour * geometry.words), colour);
+    const int64_t first =
+        geometry.lattice.site_index(32 * (local - colour * geometry.words), colour);
     uint32_t word = 0;
     for (int b = 0; b < 32; ++b) {
       const bool up =

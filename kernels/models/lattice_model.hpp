@@ -72,7 +72,7 @@ struct RandomOf<Model, std::void_t<typename Model::Random>> {
   using type = typename Model::Random;
 };
 
-/// The random numbers of colour-local site j (lexicographic index `site`) in one pass: its own
+/// The random numbers of colour-local site j (`site`, its site_index) in one pass: its own
 /// Philox stream, or for bit-sliced models its lane of its group's stream (the group's first
 /// site, `lane` sites before it in storage, is 2 * lane before it lexicographically).
 template <class Model, int D>
@@ -158,7 +158,7 @@ struct Initialize {
     const int64_t replica = position / lattice.volume();
     const int64_t local = position - replica * lattice.volume();
     const int colour = local >= lattice.half_volume;
-    const int64_t site = lattice.lex_index(local - colour * lattice.half_volume, colour);
+    const int64_t site = lattice.site_index(local - colour * lattice.half_volume, colour);
     spins[position] = Model::initial(params, hot, static_cast<uint32_t>(replica), site);
   }
 };
