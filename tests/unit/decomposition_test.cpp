@@ -1,0 +1,102 @@
+// Domain decomposition (sim/decomposition.hpp): grids checked against the lattice and the
+// ranks with clear errors, automatic grids with the least halo, neighbours, and whole-lattice
+// configurations split into boxes with ghost layers and put back together.
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "sim/decomposition.hpp"
+#include "sim/engine.hpp"
+
+namespace lattica {
+namespace {
+
+void expect_refused(const std::vector<int64_t>& dims, const std::vector<int>& grid, int ranks,
+                    const std::string& words) {
+  try {
+    Decomposition d(dims, grid, ranks);
+    ADD_FAILURE() << grid_text(grid) << " with " << ranks << " ranks was accepted";
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("parallel.grid"), std::string::npos) << message;
+    EXPECT_NE(message.find(words), std::string::npos) << message;
+  }
+}
+
+TEST(Decomposition, RefusesGridsThatDoNotFit) {
+  expect_refused({16, 16, 64}, {2, 2, 1}, 2, "makes 4 boxes but the run has 2");
+  expect_refused({16, 16, 64}, {1, 1, 2}, 2, "last axis cannot be split");
+  expect_refused({16, 12, 64}, {1, 5, 1}, 5, "lattice.dims[1] = 12 does not split into 5");
+  expect_refused({16, 6, 64}, {1, 2, 1}, 2, "even");  // boxes of 3
+  expect_refused({16, 64}, {2, 1, 1}, 2, "one entry per lattice axis");
+  expect_refused({6, 64}, {}, 4, "no grid of 4 boxes");
+  expect_refused({64}, {}, 2, "no grid of 2 boxes");
+}
+
+TEST(Decomposition, AutomaticGridsHaveTheLeastHalo) {
+  EXPECT_EQ(automatic_grid({8, 32, 64}, 4), (std::vector<int>{1, 4, 1}));
+  EXPECT_EQ(automatic_grid({64, 64, 64}, 4), (std::vector<int>{4, 1, 1}));  // ties: slow axes
+  EXPECT_EQ(automatic_grid({32, 32, 32, 64}, 8), (std::vector<int>{4, 2, 1, 1}));  // = 2,2,2,1
+  EXPECT_EQ(automatic_grid({128, 64}, 1), (std::vector<int>{1, 1}));
+  EXPECT_EQ(automatic_grid({64}, 1), (std::vector<int>{1}));
+  const Decomposition d({8, 32, 64}, {}, 4);
+  EXPECT_EQ(d.grid(), (std::vector<int>{1, 4, 1}));
+  EXPECT_EQ(d.box(), (std::vector<int64_t>{8, 8, 64}));
+  EXPECT_EQ(d.storage_extents(), (std::vector<int64_t>{8, 10, 64}));
+}
+
+TEST(Decomposition, NeighboursAndOriginsWrapAround) {
+  const Decomposition d({12, 8, 16}, {3, 2, 1}, 6);
+  for (int r = 0; r < d.ranks(); ++r) {
+    const std::vector<int> c = d.coordinates(r);
+    EXPECT_EQ(c[2], 0);
+    for (int axis = 0; axis < 2; ++axis) {
+      EXPECT_EQ(d.neighbour(d.neighbour(r, axis, +1), axis, -1), r);
+      std::vector<int> up = c;
+      up[axis] = (up[axis] + 1) % d.grid()[axis];
+      EXPECT_EQ(d.coordinates(d.neighbour(r, axis, +1)), up);
+    }
+    const std::vector<int64_t> o = d.storage_origin(r);
+    EXPECT_EQ(o[0], (c[0] * 4 - 1 + 12) % 12);  // one ghost layer before the box
+    EXPECT_EQ(o[1], (c[1] * 4 - 1 + 8) % 8);
+    EXPECT_EQ(o[2], 0);
+  }
+  EXPECT_EQ(d.storage_origin(0)[0], 11);  // rank 0's ghost layer is the lattice's last row
+}
+
+TEST(Decomposition, BoxesWithGhostsPutBackTogether) {
+  const std::vector<int64_t> dims{6, 8, 4, 16};
+  const Decomposition d(dims, {3, 2, 2, 1}, 12);
+  const int64_t volume = std::accumulate(dims.begin(), dims.end(), int64_t(1),
+                                         [](int64_t a, int64_t b) { return a * b; });
+  std::vector<double> whole(static_cast<size_t>(volume));
+  std::mt19937_64 gen(3);
+  for (double& x : whole) x = static_cast<double>(gen());
+  const std::vector<int64_t> e = d.storage_extents();
+  const int64_t box_volume = e[0] * e[1] * e[2] * e[3];
+  std::vector<double> rebuilt(whole.size(), -1.0);
+  for (int r = 0; r < d.ranks(); ++r) {
+    std::vector<double> box(static_cast<size_t>(box_volume));
+    d.box_from_whole(r, whole.data(), box.data(), sizeof(double));
+    // Every storage site, ghosts included, holds the whole lattice's site at origin + x.
+    const std::vector<int64_t> o = d.storage_origin(r);
+    for (int64_t i = 0; i < box_volume; ++i) {
+      int64_t rest = i, global = 0, stride = 1;
+      for (int a = 3; a >= 0; --a) {
+        const int64_t x = rest % e[a];
+        rest /= e[a];
+        global += ((x + o[a]) % dims[a]) * stride;
+        stride *= dims[a];
+      }
+      ASSERT_EQ(box[i], whole[global]) << "rank " << r << ", storage site " << i;
+    }
+    d.box_into_whole(r, box.data(), rebuilt.data(), sizeof(double));
+  }
+  EXPECT_EQ(rebuilt, whole);  // the interiors tile the lattice exactly once
+}
+
+}  // namespace
+}  // namespace lattica
