@@ -22,10 +22,10 @@ struct Checkerboard {
   int64_t half_last;    ///< L_{D-1} / 2
   int64_t half_volume;  ///< V / 2, the number of sites of one colour
   // A box of a larger periodic lattice (domain decomposition: one rank's sites with ghost
-  // layers around them), or by default the whole lattice. Random numbers are keyed by the
-  // global site (site_index), so a box updates its sites exactly as the whole lattice does.
-  // The last axis is never split: rows, and the random-number groups along them, stay whole.
-  bool boxed;                 ///< false: the whole lattice (global = local)
+  // layers around them), or by default the whole lattice (origin 0, global = local). Random
+  // numbers are keyed by the global site (site_index), so a box updates its sites exactly as
+  // the whole lattice does. The last axis is never split: rows, and the random-number groups
+  // along them, stay whole.
   int64_t origin[D];          ///< global coordinate of local coordinate 0 (last axis: 0)
   int64_t global_extent[D];   ///< extents of the whole lattice
   int64_t global_stride[D];   ///< lexicographic step for +1 along axis a of the whole lattice
@@ -33,9 +33,7 @@ struct Checkerboard {
   /// Builds the geometry. Precondition: every extent is even and >= 2.
   static Checkerboard make(const int64_t* extents) {
     const int64_t origin[D] = {};
-    Checkerboard g = make_box(extents, extents, origin);
-    g.boxed = false;
-    return g;
+    return make_box(extents, extents, origin);
   }
 
   /// The box of local extents `extents` whose local coordinate 0 sits at global coordinate
@@ -55,7 +53,6 @@ struct Checkerboard {
     }
     g.stride[D - 1] = 1;
     g.half_volume = s;
-    g.boxed = true;
     int64_t global = 1;
     for (int a = D - 1; a >= 0; --a) {
       g.global_extent[a] = global_extents[a];
@@ -74,7 +71,8 @@ struct Checkerboard {
   }
 
   /// Global lexicographic index of the site at local coordinates x (axes < D-1) and `last`
-  /// along the last axis; for an unboxed lattice, its lexicographic index.
+  /// along the last axis (for the whole lattice, its lexicographic index; computed the same
+  /// way, with no branch, so boxes cost the kernels nothing extra).
   LATTICA_HD_INLINE int64_t global_site(const int64_t (&x)[D], int64_t last) const {
     int64_t site = last;
     for (int a = 0; a < D - 1; ++a) {
@@ -115,7 +113,7 @@ struct Checkerboard {
     int64_t x[D];
     int64_t h;
     const int p = decompose(j, colour, x, h);
-    return boxed ? global_site(x, 2 * h + p) : 2 * j + p;
+    return global_site(x, 2 * h + p);
   }
 
   /// Calls visit(k) for each of the 2D neighbours of colour-local site j, in the order
@@ -139,7 +137,7 @@ struct Checkerboard {
     const int64_t previous_pair = row + (h == 0 ? half_last - 1 : h - 1);
     visit(p ? next_pair : row + h);      // + last axis
     visit(p ? row + h : previous_pair);  // - last axis
-    return boxed ? global_site(x, 2 * h + p) : 2 * j + p;
+    return global_site(x, 2 * h + p);
   }
 
   /// Position of colour-local site j in its random-number group (kLanesPerGroup sites of one

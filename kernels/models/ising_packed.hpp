@@ -65,7 +65,7 @@ struct PackedLattice {
     uint32_t rest = by_row_words.divide(k);
     const uint32_t w = k - rest * row_words;
     int parity = colour;
-    int64_t coordinates[D] = {};  // of axes < D - 1, for a box's global site
+    int64_t coordinates[D] = {};  // of axes < D - 1, for the global site
     LATTICA_UNROLL
     for (int a = D - 2; a >= 0; --a) {
       const uint32_t length = extent[a].divisor;
@@ -93,8 +93,7 @@ struct PackedLattice {
       nb[2 * D - 2] = same;
       nb[2 * D - 1] = (same << 1) | (previous >> 31);
     }
-    return lattice.boxed ? lattice.global_site(coordinates, 64 * static_cast<int64_t>(w) + p)
-                         : 64 * static_cast<int64_t>(k) + p;
+    return lattice.global_site(coordinates, 64 * static_cast<int64_t>(w) + p);
   }
 };
 
