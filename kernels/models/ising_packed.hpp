@@ -60,12 +60,13 @@ struct PackedLattice {
   /// The 2D other-colour words aligned bit for bit with word k of `colour` (neighbour order
   /// +axis 0, -axis 0, ..., +last, -last, as Checkerboard::visit_neighbours); returns the
   /// site_index of the word's first site (its random-number group).
+  template <bool kBoxed = false>
   LATTICA_HD_INLINE int64_t neighbour_words(uint32_t k, int colour, const uint32_t* other,
                                             uint32_t (&nb)[2 * D]) const {
     uint32_t rest = by_row_words.divide(k);
     const uint32_t w = k - rest * row_words;
     int parity = colour;
-    int64_t coordinates[D] = {};  // of axes < D - 1, for the global site
+    int64_t coordinates[D] = {};  // of axes < D - 1, for a box's global site
     LATTICA_UNROLL
     for (int a = D - 2; a >= 0; --a) {
       const uint32_t length = extent[a].divisor;
@@ -93,7 +94,8 @@ struct PackedLattice {
       nb[2 * D - 2] = same;
       nb[2 * D - 1] = (same << 1) | (previous >> 31);
     }
-    return lattice.global_site(coordinates, 64 * static_cast<int64_t>(w) + p);
+    return kBoxed ? lattice.global_site(coordinates, 64 * static_cast<int64_t>(w) + p)
+                  : 64 * static_cast<int64_t>(k) + p;
   }
 };
 
@@ -153,7 +155,7 @@ struct PackedFlipClasses {
 };
 
 /// One pass of Metropolis or heat bath over word k of one colour of one replica.
-template <int D, int kSlots>
+template <int D, int kSlots, bool kBoxed = false>
 struct PackedIsingUpdate {
   PackedLattice<D> geometry;
   PackedFlipClasses<D, kSlots> classes;
@@ -178,7 +180,7 @@ struct PackedIsingUpdate {
     uint32_t* own = spins + colour * geometry.words;
     const uint32_t* other = spins + (1 - colour) * geometry.words;
     uint32_t nb[2 * D];
-    const int64_t group_site = geometry.neighbour_words(k, colour, other, nb);
+    const int64_t group_site = geometry.template neighbour_words<kBoxed>(k, colour, other, nb);
     const uint32_t s = own[k];
     LATTICA_UNROLL
     for (int i = 0; i < 2 * D; ++i) nb[i] ^= s;  // 1 where anti-aligned
@@ -264,7 +266,7 @@ struct PackedIsingSums {
 };
 
 /// Initial configuration (IsingModel::initial); functor over replica * 2 * words + word.
-template <int D>
+template <int D, bool kBoxed = false>
 struct PackedIsingInitialize {
   PackedLattice<D> geometry;
   IsingParams params;
@@ -277,7 +279,8 @@ struct PackedIsingInitialize {
     const int64_t local = index - replica * replica_words;
     const int colour = local >= geometry.words;
     const int64_t first =
-        geometry.lattice.site_index(32 * (local - colour * geometry.words), colour);
+        geometry.lattice.template site_index<kBoxed>(32 * (local - colour * geometry.words),
+                                                     colour);
     uint32_t word = 0;
     for (int b = 0; b < 32; ++b) {
       const bool up =

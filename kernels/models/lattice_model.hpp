@@ -93,7 +93,7 @@ LATTICA_HD_INLINE typename RandomOf<Model>::type update_random(const Checkerboar
 /// One pass of `algorithm` over the sites of one colour in every replica; functor over
 /// replica * V/2 + colour-local index, for all replicas at once so small lattices still fill a
 /// GPU. When `accepted` is set, it receives each site's number of accepted Metropolis moves.
-template <int D, class Model>
+template <int D, class Model, bool kBoxed = false>
 struct UpdateColour {
   Checkerboard<D> lattice;
   typename Model::Params params;
@@ -112,8 +112,8 @@ struct UpdateColour {
     const typename Model::Spin* other = base + (1 - colour) * lattice.half_volume;
     typename Model::Spin nb[2 * D];
     int k = 0;
-    const int64_t site =
-        lattice.visit_neighbours(j, colour, [&](int64_t n) { nb[k++] = other[n]; });
+    const int64_t site = lattice.template visit_neighbours<kBoxed>(
+        j, colour, [&](int64_t n) { nb[k++] = other[n]; });
     auto random = update_random<Model>(lattice, params.seed, static_cast<uint32_t>(replica), j,
                                        site, update_step(sweep, pass, 0));
     int accepts = 0;
@@ -147,7 +147,7 @@ struct SiteSums {
 };
 
 /// Initial configuration of every replica; functor over replica * V + storage position.
-template <int D, class Model>
+template <int D, class Model, bool kBoxed = false>
 struct Initialize {
   Checkerboard<D> lattice;
   typename Model::Params params;
@@ -158,7 +158,8 @@ struct Initialize {
     const int64_t replica = position / lattice.volume();
     const int64_t local = position - replica * lattice.volume();
     const int colour = local >= lattice.half_volume;
-    const int64_t site = lattice.site_index(local - colour * lattice.half_volume, colour);
+    const int64_t site =
+        lattice.template site_index<kBoxed>(local - colour * lattice.half_volume, colour);
     spins[position] = Model::initial(params, hot, static_cast<uint32_t>(replica), site);
   }
 };

@@ -2,7 +2,9 @@
 // Checks of boxes of a larger lattice (Checkerboard::make_box), the geometry of domain
 // decomposition, on either backend: a box holding a part of the lattice and one ghost layer on
 // each side of every split axis, its ghosts refreshed from the whole lattice between colours
-// (as a halo exchange would), updates its interior exactly as the whole lattice does.
+// (as a halo exchange would), updates its interior exactly as the whole lattice does. The box
+// runs the kernels that name sites through its origin (kBoxed), the whole lattice the default
+// ones, so the two namings are checked against each other too.
 
 #include <gtest/gtest.h>
 
@@ -100,7 +102,8 @@ void expect_box_follows_whole(const Exec& exec, const Box<D>& box,
   BoxRun<Exec, D, Spin> run(exec, box, box.whole.volume(), box.local.volume());
   // Each starts on its own hot start: the same sites, since both are keyed by global site.
   exec.for_each(box.whole.volume(), Initialize<D, Model>{box.whole, params, run.whole.data(), true});
-  exec.for_each(box.local.volume(), Initialize<D, Model>{box.local, params, run.local.data(), true});
+  exec.for_each(box.local.volume(),
+                Initialize<D, Model, true>{box.local, params, run.local.data(), true});
   auto same = [&](int64_t i, int64_t w) {
     return std::memcmp(&run.host_local[i], &run.host_whole[w], sizeof(Spin)) == 0;
   };
@@ -116,8 +119,8 @@ void expect_box_follows_whole(const Exec& exec, const Box<D>& box,
                       UpdateColour<D, Model>{box.whole, params, run.whole.data(), nullptr, colour,
                                              passes[pass], p, sweep});
         exec.for_each(box.local.half_volume,
-                      UpdateColour<D, Model>{box.local, params, run.local.data(), nullptr,
-                                             colour ^ flip, passes[pass], p, sweep});
+                      UpdateColour<D, Model, true>{box.local, params, run.local.data(), nullptr,
+                                                   colour ^ flip, passes[pass], p, sweep});
         run.compare_and_refresh("sweep " + std::to_string(s) + ", pass " + std::to_string(pass) +
                                     ", colour " + std::to_string(colour),
                                 same, refresh);
@@ -136,7 +139,8 @@ void expect_packed_box_follows_whole(const Exec& exec, const Box<D>& box,
   const PackedLattice<D> local = PackedLattice<D>::make(box.local);
   BoxRun<Exec, D, uint32_t> run(exec, box, 2 * whole.words, 2 * local.words);
   exec.for_each(2 * whole.words, PackedIsingInitialize<D>{whole, params, run.whole.data(), true});
-  exec.for_each(2 * local.words, PackedIsingInitialize<D>{local, params, run.local.data(), true});
+  exec.for_each(2 * local.words,
+                PackedIsingInitialize<D, true>{local, params, run.local.data(), true});
   auto bit = [](const std::vector<uint32_t>& words, int64_t position) {
     return (words[position / 32] >> (position % 32)) & 1;
   };
@@ -158,8 +162,8 @@ void expect_packed_box_follows_whole(const Exec& exec, const Box<D>& box,
         exec.for_each(whole.words, PackedIsingUpdate<D, kSlots>{whole, classes, params.seed,
                                                                 run.whole.data(), 0, colour, step});
         exec.for_each(local.words,
-                      PackedIsingUpdate<D, kSlots>{local, classes, params.seed, run.local.data(), 0,
-                                                   colour ^ flip, step});
+                      PackedIsingUpdate<D, kSlots, true>{local, classes, params.seed,
+                                                         run.local.data(), 0, colour ^ flip, step});
         run.compare_and_refresh("sweep " + std::to_string(s) + ", colour " + std::to_string(colour),
                                 same, refresh);
         if (::testing::Test::HasFatalFailure()) return;

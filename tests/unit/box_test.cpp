@@ -29,7 +29,7 @@ TEST(Box, GlobalSiteNamesTheWholeLatticesSite) {
     const int64_t j = i - colour * box.local.half_volume;
     // The same site, named by its whole-lattice lexicographic index, of the flipped colour.
     const int whole_colour = w >= box.whole.half_volume;
-    EXPECT_EQ(box.local.site_index(j, colour),
+    EXPECT_EQ(box.local.site_index<true>(j, colour),
               box.whole.lex_index(w - whole_colour * box.whole.half_volume, whole_colour));
     EXPECT_EQ(whole_colour, colour ^ box.local.colour_flip());
   }
