@@ -466,11 +466,21 @@ class LatticeEngine final : public Engine {
 
   bool packed() const { return packed_ != nullptr; }
 
+  /// Later work on the backend starts once the snapshot copies in flight have read their
+  /// source (no host wait).
+  void wait_for_snapshot_copies() {
+    for (const auto& copy : snapshot_copies_) exec_.order_after(copy);
+  }
+
   /// A bit-packed snapshot (PackSpinBits) into `frame`: staged whole and copied while the
   /// chain goes on, or, past kMaxStagedSnapshotBytes, a chunk at a time.
   void start_bit_snapshot(int slot, unsigned char* frame, int64_t bytes) {
-    for (const auto& copy : snapshot_copies_) exec_.order_after(copy);  // bit_stage_ is free
-    if (!packed()) gather_lexicographic();
+    // Once the copies in flight have read bit_stage_ (gather_lexicographic waits for them too).
+    if (packed()) {
+      wait_for_snapshot_copies();
+    } else {
+      gather_lexicographic();
+    }
     const bool staged = bytes <= static_cast<int64_t>(kMaxStagedSnapshotBytes);
     if (bit_stage_.size() == 0) {
       bit_stage_ = exec_.template allocate<uint8_t>(
@@ -496,7 +506,7 @@ class LatticeEngine final : public Engine {
   /// Every replica in lexicographic order into lexicographic_ (once snapshot copies from it
   /// have read it).
   void gather_lexicographic() {
-    for (const auto& copy : snapshot_copies_) exec_.order_after(copy);
+    wait_for_snapshot_copies();
     if (packed()) {
       if constexpr (kPackable) packed_->to_lexicographic(lexicographic_.data());
     } else {

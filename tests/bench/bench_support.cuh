@@ -44,6 +44,15 @@ __global__ void __launch_bounds__(kCopyBlock)
   }
 }
 
+/// Properties of the current CUDA device (its name for the report, its SM count for grids).
+inline cudaDeviceProp current_device_properties() {
+  int device = 0;
+  LATTICA_CUDA_CHECK(cudaGetDevice(&device));
+  cudaDeviceProp prop{};
+  LATTICA_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  return prop;
+}
+
 /// Copies `bytes` (a multiple of 16) from in to out with copy_words_kernel on `stream`.
 inline void copy_words(const void* in, void* out, size_t bytes, cudaStream_t stream) {
   const auto words = static_cast<int64_t>(bytes / sizeof(uint4));

@@ -140,10 +140,7 @@ int run(int argc, char** argv) {
   const int repeats = options.repeats;
   const std::string& json_path = options.json_path;
 
-  int device = 0;
-  LATTICA_CUDA_CHECK(cudaGetDevice(&device));
-  cudaDeviceProp prop{};
-  LATTICA_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  const cudaDeviceProp prop = current_device_properties();
   std::vector<Case> cases = all_cases();
   keep_matching(cases, options.filter);
   size_t largest = 0;
