@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "sim/decomposition.hpp"
 #include "sim/engine.hpp"
 #include "sim/version.hpp"
 
@@ -167,9 +168,150 @@ void write_json(const std::string& path, const std::string& device, double copy,
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
+/// Seconds per sweep of a decomposed engine, the slowest rank's (every rank runs the same
+/// sweeps): the median of `repeats` after a warm-up.
+double ranks_seconds_per_sweep(Engine& engine, Communicator& ranks, int repeats) {
+  auto slowest = [&](double seconds) {
+    return 1e-9 * static_cast<double>(ranks.max(static_cast<int64_t>(seconds * 1e9)));
+  };
+  engine.initialize();
+  uint64_t sweep = 0;
+  engine.timed_sweeps(sweep++, 1);  // warm-up
+  const double one = std::max(slowest(engine.timed_sweeps(sweep++, 1)), 1e-7);
+  const auto count = static_cast<uint64_t>(std::clamp(0.2 / one, 1.0, 2000.0));
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) {
+    times.push_back(slowest(engine.timed_sweeps(sweep, count)) / static_cast<double>(count));
+    sweep += count;
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+struct ScalingPoint {
+  int ranks = 0;
+  std::vector<int> grid;
+  std::vector<int64_t> dims;
+  double seconds_per_sweep = 0;
+  double site_updates_per_ns = 0;  ///< of all ranks together
+  double per_rank = 0;             ///< site updates per ns per rank
+  double efficiency = 0;           ///< per_rank over one rank's
+};
+
+/// Weak scaling (a box of o.dims per rank, stacked along axis 0) or strong scaling (the lattice
+/// o.dims, grid chosen for the ranks) over 1, 2, 4, ... ranks and all of them.
+int run_scaling(const BenchOptions& o, Communicator& world) {
+  const bool root = world.rank() == 0;
+  const bool weak = o.scaling == "weak";
+  BenchOptions chosen = o;
+  if (chosen.kernel.empty()) chosen.kernel = o.model == "ising" ? "metropolis multispin" : "metropolis";
+  if (chosen.precision.empty()) chosen.precision = "float";
+  const std::vector<KernelCase> kernels = kernels_of(chosen);
+  if (kernels.empty()) {
+    if (root) std::fprintf(stderr, "sim bench: error: --kernel \"%s\": the %s model's kernels are %s\n",
+                           chosen.kernel.c_str(), o.model.c_str(), kernel_names(o).c_str());
+    return 2;
+  }
+  const KernelCase& k = kernels.front();
+  const bool ising = o.model == "ising";
+  const std::vector<int64_t> dims =
+      !o.dims.empty() ? o.dims
+      : weak          ? (ising ? std::vector<int64_t>{1024, 1024, 1024}
+                               : std::vector<int64_t>{512, 512, 512})
+                      : (ising ? std::vector<int64_t>{2048, 2048, 2048}
+                               : std::vector<int64_t>{1024, 1024, 1024});
+  std::string reason;
+  const int devices = o.backend == "cuda" ? cuda_device_count(reason) : 0;
+  if (o.backend == "cuda" && world.max(devices == 0 ? 1 : 0) != 0) {
+    if (root) std::fprintf(stderr, "sim bench: error: %s; use --backend cpu\n", reason.c_str());
+    return 2;
+  }
+  const int device = o.backend == "cuda" ? (o.device + world.local_rank()) % devices : 0;
+  const double copy = o.backend == "cuda" ? cuda_copy_bandwidth(device, size_t(1) << 30, 20) : 0;
+  std::vector<int> counts;
+  for (int n = 1; n < world.size(); n *= 2) counts.push_back(n);
+  counts.push_back(world.size());
+  std::vector<ScalingPoint> points;
+  std::string device_name;
+  for (int n : counts) {
+    std::shared_ptr<Communicator> part = world.split(world.rank() < n ? 0 : -1);
+    ScalingPoint p;
+    bool failed = false;
+    p.ranks = n;
+    p.dims = dims;
+    if (weak) p.dims[0] *= n;
+    if (part) {
+      EngineSettings s = settings_for(o, k, p.dims);
+      s.communicator = n > 1 ? part : nullptr;
+      if (weak) {
+        s.parallel_grid.assign(dims.size(), 1);
+        s.parallel_grid[0] = n;
+      }
+      s.cuda_device = device;
+      try {
+        p.grid = n > 1 ? Decomposition(s.dims, s.parallel_grid, n).grid()
+                       : std::vector<int>(dims.size(), 1);
+        std::unique_ptr<Engine> engine =
+            o.backend == "cuda" ? make_cuda_engine(s) : make_cpu_engine(s);
+        device_name = engine->device_name();
+        p.seconds_per_sweep = ranks_seconds_per_sweep(*engine, *part, o.repeats);
+      } catch (const InputError& e) {
+        if (root) std::fprintf(stderr, "sim bench: error: %d rank(s), %s: %s\n", n,
+                               dims_text(p.dims).c_str(), e.what());
+        failed = true;
+      }
+    }
+    if (world.max(failed ? 1 : 0) != 0) return 2;
+    if (part) {
+      p.site_updates_per_ns = static_cast<double>(volume_of(p.dims)) / (p.seconds_per_sweep * 1e9);
+      p.per_rank = p.site_updates_per_ns / n;
+      p.efficiency = points.empty() ? 1.0 : p.per_rank / points.front().per_rank;
+    }
+    points.push_back(p);
+  }
+  if (!root) return 0;
+  std::printf("sim bench: %s scaling, %s %s (%s), %s; one rank's copy bandwidth %.1f GB/s\n",
+              o.scaling.c_str(), o.model.c_str(), k.name.c_str(), type_name(o, k).c_str(),
+              device_name.c_str(), copy / 1e9);
+  std::printf("%6s %-12s %-16s %14s %14s %14s %10s\n", "ranks", "grid", "lattice", "s/sweep",
+              "updates/ns", "per rank", "efficiency");
+  for (const ScalingPoint& p : points) {
+    std::printf("%6d %-12s %-16s %14.6g %14.2f %14.2f %9.1f%%\n", p.ranks, grid_text(p.grid).c_str(),
+                dims_text(p.dims).c_str(), p.seconds_per_sweep, p.site_updates_per_ns, p.per_rank,
+                100 * p.efficiency);
+  }
+  if (!o.json_path.empty()) {
+    std::ofstream out(o.json_path);
+    out << "{\n  \"program\": \"sim bench --scaling\",\n  \"version\": \"" << kLatticaVersion
+        << " (" << kLatticaGitCommit << ")\",\n  \"scaling\": \"" << o.scaling
+        << "\",\n  \"backend\": \"" << o.backend << "\",\n  \"device\": \"" << device_name
+        << "\",\n  \"copy_bandwidth_gb_per_s\": " << copy / 1e9 << ",\n  \"model\": \""
+        << o.model << "\",\n  \"kernel\": \"" << k.name << "\",\n  \"type\": \""
+        << type_name(o, k) << "\",\n  \"repeats\": " << o.repeats << ",\n  \"points\": [\n";
+    for (size_t i = 0; i < points.size(); ++i) {
+      const ScalingPoint& p = points[i];
+      out << "    {\"ranks\": " << p.ranks << ", \"grid\": \"" << grid_text(p.grid)
+          << "\", \"lattice\": \"" << dims_text(p.dims) << "\", \"seconds_per_sweep\": "
+          << p.seconds_per_sweep << ", \"site_updates_per_ns\": " << p.site_updates_per_ns
+          << ", \"per_rank\": " << p.per_rank << ", \"efficiency\": " << p.efficiency << "}"
+          << (i + 1 < points.size() ? "," : "") << "\n";
+    }
+    out << "  ]\n}\n";
+    if (!out) throw std::runtime_error("cannot write " + o.json_path);
+  }
+  return 0;
+}
+
 }  // namespace
 
-int run_bench(const BenchOptions& o) {
+int run_bench(const BenchOptions& o, Communicator& ranks) {
+  if (!o.scaling.empty()) return run_scaling(o, ranks);
+  if (ranks.size() > 1) {
+    if (ranks.rank() == 0)
+      std::fprintf(stderr, "sim bench: error: the single-GPU benchmark runs as one process; "
+                           "under mpirun use --scaling weak or strong\n");
+    return 2;
+  }
   if (kernels_of(o).empty()) {
     std::fprintf(stderr, "sim bench: error: --kernel \"%s\"%s: the %s model's kernels are %s\n",
                  o.kernel.c_str(),

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/communicator.hpp"
+
 namespace lattica {
 
 struct BenchOptions {
@@ -20,9 +22,14 @@ struct BenchOptions {
   std::string precision;  ///< empty: both; "float" or "double" (continuous models)
   std::string json_path;  ///< empty: no JSON
   int device = 0;
+  /// "weak" or "strong": time one kernel over 1, 2, 4, ... of the ranks of an MPI run
+  /// (domain decomposition) instead; empty: the single-GPU benchmark.
+  std::string scaling;
+  std::string backend = "cuda";  ///< of the scaling benchmark: cuda or cpu
 };
 
-/// Runs the benchmark; returns the process exit code.
-int run_bench(const BenchOptions& options);
+/// Runs the benchmark on the ranks of `ranks` (the scaling benchmark uses them all, the
+/// single-GPU one rank 0 alone); returns the process exit code.
+int run_bench(const BenchOptions& options, Communicator& ranks);
 
 }  // namespace lattica

@@ -64,6 +64,7 @@ constexpr KeyRule kSchema[] = {
     {"output", "snapshot_every"},
     {"output", "snapshot_packing"},
     {"output", "flush_every"},
+    {"parallel", "grid"},
 };
 // Keys a sweep may vary: a list of values (a list of arrays for lattice.dims) or, for numbers,
 // a table {start, stop, num}. Points are the cartesian product, in this order of keys.
@@ -73,7 +74,8 @@ constexpr KeyRule kSweepable[] = {{"lattice", "dims"},
                                   {"model", "lambda"},
                                   {"model", "h"}};
 constexpr int64_t kMaxSweepPoints = 100000;
-constexpr const char* kSections[] = {"lattice", "model", "update", "run", "measure", "output"};
+constexpr const char* kSections[] = {"lattice", "model", "update", "run",
+                                     "measure", "output", "parallel"};
 
 std::string join(const std::vector<std::string>& items, const char* sep) {
   std::string out;
@@ -350,6 +352,29 @@ class Reader {
     return dims;
   }
 
+  /// parallel.grid: boxes per axis, one entry per lattice axis (checked against the lattice
+  /// and the ranks when the run starts, by Decomposition); empty when not given.
+  std::vector<int> grid() {
+    const char* name = "parallel.grid";
+    const toml::node* node = find("parallel", "grid");
+    if (!node) return {};
+    const auto* array = node->as_array();
+    std::vector<int> grid;
+    if (array) {
+      for (const toml::node& element : *array) {
+        const auto* v = element.as_integer();
+        if (!v || v->get() < 1 || v->get() > (1 << 20)) break;
+        grid.push_back(static_cast<int>(v->get()));
+      }
+    }
+    if (!array || array->size() < 1 || array->size() > 4 || grid.size() != array->size()) {
+      fail(*node, name,
+           "expected an array of 1 to 4 box counts >= 1, one per lattice axis, e.g. [2, 2, 1]");
+      return {};
+    }
+    return grid;
+  }
+
   /// Reports sections and keys the schema does not know.
   void reject_unknown() {
     for (auto&& [section_key, section_node] : root_) {
@@ -490,6 +515,11 @@ toml::table resolved_table(const Config& c) {
                              {"flush_every", c.flush_every}}},
   };
   if (!c.walltime.empty()) t["run"].as_table()->insert("walltime", c.walltime);
+  if (!c.parallel_grid.empty()) {
+    toml::array grid;
+    for (int g : c.parallel_grid) grid.push_back(g);
+    t.insert("parallel", toml::table{{"grid", grid}});
+  }
   return t;
 }
 
@@ -503,6 +533,7 @@ std::string resolved_toml(const Config& c) {
 std::string chain_toml(const Config& c) {
   toml::table t = resolved_table(c);
   t.erase("output");
+  t.erase("parallel");  // a checkpoint resumes on any number of ranks
   // The snapshots' layout stays (bytes, the default, leaves no key, as before the key existed).
   if (c.snapshot_packing != "bytes")
     t.insert("output", toml::table{{"snapshot_packing", c.snapshot_packing}});
@@ -569,6 +600,7 @@ EngineSettings Config::engine_settings() const {
   s.start = start == "cold" ? InitialState::cold : InitialState::hot;
   s.cpu_threads = threads;
   s.cuda_device = device;
+  s.parallel_grid = parallel_grid;
   s.replicas = replicas;
   // Measurements wait in the engine (on the GPU) until a batch is collected.
   s.measurement_capacity = std::min<int64_t>(flush_every, 4096);
@@ -587,6 +619,7 @@ Config read_point(const toml::table& root, const std::string& source_name,
   constexpr int64_t kMaxCount = int64_t(1) << 40;
   Config c;
   c.dims = r.dims();
+  c.parallel_grid = r.grid();
   c.model_kind = r.choice("model", "kind", std::nullopt, {"ising", "potts", "on", "phi4"});
   const bool continuous = c.model_kind == "on" || c.model_kind == "phi4";
   // A key that belongs to other models is refused rather than ignored.

@@ -56,6 +56,7 @@ struct Config {
   std::string start;    ///< "hot" or "cold"
   int threads = 0;
   int device = 0;
+  std::vector<int> parallel_grid;  ///< parallel.grid; empty: chosen for the number of ranks
   std::string output_path;
   int64_t snapshot_every = 0;
   std::string snapshot_packing = "bytes";  ///< or "bits" (Ising: 8 spins per byte)

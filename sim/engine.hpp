@@ -13,6 +13,7 @@
 #include "kernels/models/ising_packed.hpp"
 #include "kernels/models/lattice_model.hpp"
 #include "kernels/rng/philox.hpp"
+#include "sim/communicator.hpp"
 
 namespace lattica {
 
@@ -61,6 +62,11 @@ struct EngineSettings {
   bool snapshots = false;
   /// Ising: snapshots (start_snapshot) are bit-packed, IsingModel::bit_packed_snapshot_format.
   bool snapshot_bits = false;
+  /// The ranks of a decomposed run (issue 8): with more than one, each engine samples its box
+  /// of the lattice (parallel_grid boxes per axis; empty: Decomposition chooses), and
+  /// measurements, histograms and configurations are those of the whole lattice. Null: alone.
+  std::shared_ptr<Communicator> communicator;
+  std::vector<int> parallel_grid;
   int cpu_threads = 0;                  ///< 0: OpenMP default
   int cuda_device = 0;
   int cuda_block_size = 256;  ///< threads per block; the chain does not depend on it

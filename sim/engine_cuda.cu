@@ -1,4 +1,5 @@
 #include "kernels/backend/cuda_exec.cuh"
+#include "sim/decomposed_box.hpp"
 #include "sim/engine_families.hpp"
 
 namespace lattica {
@@ -36,7 +37,12 @@ std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
                      std::to_string(count) + " CUDA device(s) present");
   }
   LATTICA_CUDA_CHECK(cudaSetDevice(settings.cuda_device));
-  const size_t needed = engine_bytes(settings);
+  EngineSettings box = settings;  // a decomposed engine holds its box with the ghost layers
+  if (decomposed(settings)) {
+    box.dims = Decomposition(settings.dims, settings.parallel_grid, settings.communicator->size())
+                   .storage_extents();
+  }
+  const size_t needed = engine_bytes(box);
   size_t free_bytes = 0, total_bytes = 0;
   LATTICA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (needed > free_bytes) {

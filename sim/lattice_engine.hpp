@@ -13,6 +13,7 @@
 
 #include "kernels/backend/exec_options.hpp"
 #include "kernels/lattice/checkerboard.hpp"
+#include "kernels/lattice/row_block.hpp"
 #include "kernels/models/ising.hpp"
 #include "kernels/models/lattice_model.hpp"
 #include "kernels/models/on.hpp"
@@ -20,6 +21,7 @@
 #include "kernels/models/potts.hpp"
 #include "kernels/spectral/structure_factor.hpp"
 #include "kernels/spectral/timeslice.hpp"
+#include "sim/decomposed_box.hpp"
 #include "sim/engine.hpp"
 #include "sim/fourier_langevin.hpp"
 #include "sim/packed_ising.hpp"
@@ -69,7 +71,8 @@ class LatticeEngine final : public Engine {
  public:
   explicit LatticeEngine(const EngineSettings& settings)
       : exec_(ExecOptions{settings.cpu_threads, settings.cuda_device, settings.cuda_block_size}),
-        lattice_(Checkerboard<D>::make(settings.dims.data())),
+        lattice_(engine_lattice<D>(settings)),
+        volume_(whole_volume(settings)),
         params_(model_params(Model{}, settings, D)),
         settings_(settings),
         spins_(exec_.template allocate<Spin>(storage_sites(settings, lattice_))),
@@ -79,9 +82,11 @@ class LatticeEngine final : public Engine {
     for (const HistogramInfo& info : Model::histograms()) {
       histograms_.push_back({info.name, info.description, {}, 0});
     }
+    if (decomposed(settings)) make_box(settings);
     if constexpr (kPackable) {
       if (uses_packed_ising(settings)) {
-        packed_ = std::make_unique<PackedIsing<Exec, D>>(exec_, lattice_, settings.replicas);
+        packed_ = std::make_unique<PackedIsing<Exec, D>>(exec_, lattice_, settings.replicas,
+                                                         box_.get());
       }
     }
     if (settings.snapshot_bits && !kPackable) {
@@ -98,6 +103,7 @@ class LatticeEngine final : public Engine {
       for (UpdateAlgorithm a : settings.sequence) metropolis_passes_ += a == UpdateAlgorithm::metropolis;
       if (metropolis_passes_ > 0) {
         accepted_ = exec_.template allocate<uint8_t>(settings.replicas * lattice_.half_volume);
+        exec_.zero(accepted_);  // a box's ghosts are never updated: they count nothing
       }
     }
     if (std::any_of(settings.sequence.begin(), settings.sequence.end(), is_whole_lattice)) {
@@ -114,9 +120,13 @@ class LatticeEngine final : public Engine {
     if constexpr (kPackable) {
       if (packed_) return packed_->initialize(params_, settings_.start == InitialState::hot);
     }
+    const bool hot = settings_.start == InitialState::hot;
+    if (box_) {  // ghosts included: they start as the neighbouring boxes' sites
+      return exec_.for_each(replicas() * lattice_.volume(),
+                            Initialize<D, Model, true>{lattice_, params_, spins_.data(), hot});
+    }
     exec_.for_each(replicas() * lattice_.volume(),
-                   Initialize<D, Model>{lattice_, params_, spins_.data(),
-                                        settings_.start == InitialState::hot});
+                   Initialize<D, Model>{lattice_, params_, spins_.data(), hot});
   }
 
   void sweep(uint64_t first, uint64_t count) override {
@@ -139,8 +149,9 @@ class LatticeEngine final : public Engine {
     exec_.copy_to_host(acceptance_sums_, host_acceptance_.data(), slots);
     long long accepted = 0;
     for (long long a : host_acceptance_) accepted += a;
+    if (box_) box_->sum_over_ranks(&accepted, 1);
     const double proposals = static_cast<double>(count) * metropolis_passes_ * settings_.hits *
-                             static_cast<double>(lattice_.volume()) * replicas();
+                             static_cast<double>(volume_) * replicas();
     acceptance_ = proposals > 0 ? accepted / proposals : -1.0;
     if constexpr (Model::kTunableStep) {
       if (settings_.tune_step && acceptance_ >= 0) {
@@ -182,9 +193,13 @@ class LatticeEngine final : public Engine {
       if constexpr (kPackable) packed_->sums_into(sums);
     } else {
       for (int r = 0; r < replicas(); ++r) {
-        exec_.template reduce_sum_into<Sums>(
-            lattice_.half_volume,
-            SiteSums<D, Model>{lattice_, params_, spins_.data() + r * lattice_.volume()}, sums + r);
+        const SiteSums<D, Model> site_sums{lattice_, params_, spins_.data() + r * lattice_.volume()};
+        if (box_) {  // the interior sites only
+          const auto interior = in_row_block(box_->interior(), lattice_.half_last, 0, site_sums);
+          exec_.template reduce_sum_into<Sums>(interior.units(), interior, sums + r);
+        } else {
+          exec_.template reduce_sum_into<Sums>(lattice_.half_volume, site_sums, sums + r);
+        }
       }
     }
     measure_rest();
@@ -232,13 +247,18 @@ class LatticeEngine final : public Engine {
     const int64_t n = queued_ * replicas();
     host_sums_.resize(static_cast<size_t>(n));
     exec_.copy_to_host(sums_, host_sums_.data(), n);
+    if (box_ && n > 0) {
+      // The whole lattice's sums, the same on every rank; the histograms bin them where they are.
+      box_->sum_over_ranks(host_sums_.data(), n);
+      exec_.copy_to_device(host_sums_.data(), sums_, n);
+    }
     // Discrete models: exact sums until this last step, so both backends give the same doubles.
     const size_t n_obs = observable_names().size();
     out.count = queued_;
     out.values.resize(static_cast<size_t>(n) * n_obs);
     for (int64_t i = 0; i < n; ++i) {
-      Model::observables(params_, host_sums_[static_cast<size_t>(i)],
-                         static_cast<double>(lattice_.volume()), &out.values[i * n_obs]);
+      Model::observables(params_, host_sums_[static_cast<size_t>(i)], static_cast<double>(volume_),
+                         &out.values[i * n_obs]);
     }
     if (langevin_ && !std::all_of(out.values.begin(), out.values.end(),
                                   [](double v) { return std::isfinite(v); })) {
@@ -288,6 +308,17 @@ class LatticeEngine final : public Engine {
   }
 
   void configuration(void* out) override {
+    if (box_) {  // every box into rank 0's `out`
+      std::vector<Spin> box(static_cast<size_t>(replicas() * lattice_.volume()));
+      if (packed()) {
+        if constexpr (kPackable) packed_->to_host(box.data());
+      } else {
+        gather_lexicographic();
+        exec_.copy_to_host(lexicographic_, box.data());
+      }
+      box_->gather_whole(box.data(), out, sizeof(Spin));
+      return;
+    }
     if (packed()) {
       if constexpr (kPackable) packed_->to_host(static_cast<Spin*>(out));
       return;
@@ -298,10 +329,11 @@ class LatticeEngine final : public Engine {
   SnapshotFormat snapshot_format() const override { return Model::snapshot_format(params_); }
 
   void start_snapshot(int slot) override {
-    const int64_t sites = replicas() * lattice_.volume();
+    const int64_t sites = replicas() * volume_;
     const bool bits = kPackable && settings_.snapshot_bits;
     const int64_t bytes = bits ? sites / 8 : sites * static_cast<int64_t>(sizeof(Spin));
     auto& frame = snapshot_frames_.at(static_cast<size_t>(slot));
+    if (box_) return gathered_snapshot(frame, bytes, bits);
     if (frame.size() != bytes) frame = typename Exec::template HostFrame<unsigned char>(bytes);
     if (bits) {
       if constexpr (kPackable) start_bit_snapshot(slot, frame.data(), bytes);
@@ -324,7 +356,9 @@ class LatticeEngine final : public Engine {
   EngineState state() override {
     if (queued_ != 0) throw std::logic_error("LatticeEngine::state: collect() first");
     EngineState s;
-    s.configuration.resize(static_cast<size_t>(replicas() * lattice_.volume()) * sizeof(Spin));
+    // Decomposed: gathered on rank 0, which writes the checkpoint.
+    if (!box_ || box_->communicator().rank() == 0)
+      s.configuration.resize(static_cast<size_t>(replicas() * volume_) * sizeof(Spin));
     configuration(s.configuration.data());
     s.histograms = histograms_;
     structure_factor(s.structure_factor);
@@ -337,10 +371,15 @@ class LatticeEngine final : public Engine {
   }
 
   void restore(const EngineState& s) override {
-    std::vector<Spin> lexicographic(static_cast<size_t>(replicas() * lattice_.volume()));
-    if (s.configuration.size() != lexicographic.size() * sizeof(Spin))
+    if (s.configuration.size() != static_cast<size_t>(replicas() * volume_) * sizeof(Spin))
       throw std::invalid_argument("restore: the configuration does not match the lattice");
-    std::memcpy(lexicographic.data(), s.configuration.data(), s.configuration.size());
+    // This rank's box of the whole configuration (every rank holds it), or all of it.
+    std::vector<Spin> lexicographic(static_cast<size_t>(replicas() * lattice_.volume()));
+    if (box_) {
+      box_->box_from_whole(s.configuration.data(), lexicographic.data(), sizeof(Spin));
+    } else {
+      std::memcpy(lexicographic.data(), s.configuration.data(), s.configuration.size());
+    }
     if (packed()) {
       if constexpr (kPackable) packed_->from_host(lexicographic.data());
     } else {
@@ -370,7 +409,7 @@ class LatticeEngine final : public Engine {
   }
 
   int replicas() const override { return settings_.replicas; }
-  int64_t volume() const override { return lattice_.volume(); }
+  int64_t volume() const override { return volume_; }
   std::string backend_name() const override { return Exec::kBackendName; }
   std::string device_name() const override { return exec_.device_name(); }
   void synchronize() override { exec_.synchronize(); }
@@ -379,6 +418,49 @@ class LatticeEngine final : public Engine {
   }
 
  private:
+  static int64_t whole_volume(const EngineSettings& s) {
+    int64_t v = 1;
+    for (int64_t l : s.dims) v *= l;
+    return v;
+  }
+
+  /// This rank's box of a decomposed lattice, its blocks and halo exchange (after the checks of
+  /// what a decomposed run does not do yet).
+  void make_box(const EngineSettings& s) {
+    if (s.structure_factor_every > 0 || s.timeslice_every > 0) {
+      throw InputError("measure.structure_factor / measure.timeslice: the spectral measurements "
+                       "need the whole field on one rank; they are not available with " +
+                       std::to_string(s.communicator->size()) + " ranks yet");
+    }
+    if (std::any_of(s.sequence.begin(), s.sequence.end(), is_whole_lattice)) {
+      throw InputError("update.sequence: langevin and mala move the whole lattice through its "
+                       "Fourier modes; they are not available with " +
+                       std::to_string(s.communicator->size()) + " ranks yet");
+    }
+    if (uses_packed_ising(s)) {
+      const int64_t words = lattice_.half_volume / 32;
+      box_ = std::make_unique<DecomposedBox<Exec, D>>(exec_, s, lattice_, sizeof(uint32_t),
+                                                      lattice_.half_last / 32, words, 2 * words);
+    } else {
+      box_ = std::make_unique<DecomposedBox<Exec, D>>(exec_, s, lattice_, sizeof(Spin),
+                                                      lattice_.half_last, lattice_.half_volume,
+                                                      lattice_.volume());
+    }
+  }
+
+  /// A decomposed engine's snapshot: gathered into rank 0's frame at once (bit-packed there).
+  void gathered_snapshot(typename Exec::template HostFrame<unsigned char>& frame, int64_t bytes,
+                         bool bits) {
+    const bool root = box_->communicator().rank() == 0;
+    if (root && frame.size() != bytes) frame = typename Exec::template HostFrame<unsigned char>(bytes);
+    if (!bits) return configuration(root ? frame.data() : nullptr);
+    std::vector<int8_t> whole(root ? static_cast<size_t>(replicas() * volume_) : 0);
+    configuration(whole.data());
+    if (!root) return;
+    const PackSpinBits<LexicographicSpinBits> pack{{whole.data()}, frame.data(), 0};
+    for (int64_t i = 0; i < bytes; ++i) pack(i);
+  }
+
   /// The lexicographic order-parameter field both spectral measurements start from.
   void prepare_field() {
     components_ = Model::field_components(params_);
@@ -538,10 +620,22 @@ class LatticeEngine final : public Engine {
       }
       const bool count = count_accepted && algorithm == UpdateAlgorithm::metropolis;
       for (int colour = 0; colour < 2; ++colour) {
-        exec_.for_each(replicas() * lattice_.half_volume,
-                       UpdateColour<D, Model>{lattice_, params_, spins_.data(),
-                                              count ? accepted_.data() : nullptr, colour,
-                                              algorithm, static_cast<uint32_t>(pass), s});
+        if (box_) {
+          const int local = box_->local_colour(colour);
+          box_->update_colour(local, spins_.data(), [&](const RowBlock<D>& block) {
+            const auto updating = in_row_block(
+                block, lattice_.half_last, lattice_.half_volume,
+                UpdateColour<D, Model, true>{lattice_, params_, spins_.data(),
+                                             count ? accepted_.data() : nullptr, local, algorithm,
+                                             static_cast<uint32_t>(pass), s});
+            exec_.for_each(replicas() * updating.units(), updating);
+          });
+        } else {
+          exec_.for_each(replicas() * lattice_.half_volume,
+                         UpdateColour<D, Model>{lattice_, params_, spins_.data(),
+                                                count ? accepted_.data() : nullptr, colour,
+                                                algorithm, static_cast<uint32_t>(pass), s});
+        }
         if (count) {
           exec_.template reduce_sum_into<long long>(replicas() * lattice_.half_volume,
                                                     AcceptedAt{accepted_.data()},
@@ -593,7 +687,8 @@ class LatticeEngine final : public Engine {
   }
 
   Exec exec_;
-  Checkerboard<D> lattice_;
+  Checkerboard<D> lattice_;  ///< the whole lattice, or this rank's box with its ghosts
+  int64_t volume_;           ///< of the whole lattice
   typename Model::Params params_;
   EngineSettings settings_;
   typename Exec::template Buffer<Spin> spins_;
@@ -631,6 +726,8 @@ class LatticeEngine final : public Engine {
   // Fourier-accelerated Langevin passes (phi^4 with langevin or mala in the sequence).
   std::unique_ptr<FourierLangevin<Exec, D, Model>> langevin_;
   double langevin_acceptance_ = -1.0;
+  // This rank's box, when the lattice is decomposed over ranks (before packed_, which uses it).
+  std::unique_ptr<DecomposedBox<Exec, D>> box_;
   // Multi-spin-coded Ising spins (uses_packed_ising()), in place of spins_.
   std::unique_ptr<PackedIsing<Exec, D>> packed_;
   // Snapshots in flight: host copies of lexicographic_ and their completion.

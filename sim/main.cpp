@@ -17,7 +17,9 @@
 #include "kernels/models/ising.hpp"
 #include "sim/bench.hpp"
 #include "sim/checkpoint.hpp"
+#include "sim/communicator.hpp"
 #include "sim/config.hpp"
+#include "sim/decomposition.hpp"
 #include "sim/engine.hpp"
 #include "sim/output.hpp"
 #include "sim/run.hpp"
@@ -30,15 +32,37 @@ constexpr int kExitBadInput = 2;
 constexpr int kExitRuntime = 3;
 constexpr int kExitStopped = 75;
 
-/// Creates the engine the configuration asks for; "auto" prefers a usable GPU.
+/// The processes of this run: MPI ranks under mpirun/srun, else this one.
+std::shared_ptr<lattica::Communicator> world;
+
+/// Creates the engine the configuration asks for; "auto" prefers a usable GPU (on every rank,
+/// or the CPU on every rank). Ranks take the GPUs of their node in turn: the one of local rank
+/// i is device (run.device + i) mod the devices it sees.
 std::unique_ptr<lattica::Engine> make_engine(const lattica::Config& config, bool quiet) {
-  const lattica::EngineSettings settings = config.engine_settings();
+  lattica::EngineSettings settings = config.engine_settings();
+  settings.communicator = world;
+  std::string reason;
+  const int devices = config.backend == "cpu" ? 0 : lattica::cuda_device_count(reason);
+  if (world->size() > 1 && devices > 0) {
+    settings.cuda_device = (config.device + world->local_rank()) % devices;
+  }
   if (config.backend == "cpu") return lattica::make_cpu_engine(settings);
   if (config.backend == "cuda") return lattica::make_cuda_engine(settings);
-  std::string reason;
-  if (lattica::cuda_device_count(reason) > 0) return lattica::make_cuda_engine(settings);
-  if (!quiet) std::cerr << "sim: " << reason << "; using the CPU backend\n";
+  const bool every_rank_has_gpu = world->max(devices > 0 ? 0 : 1) == 0;
+  if (every_rank_has_gpu) return lattica::make_cuda_engine(settings);
+  if (!quiet) {
+    std::cerr << "sim: " << (devices > 0 ? "not every rank has a CUDA device" : reason)
+              << "; using the CPU backend\n";
+  }
   return lattica::make_cpu_engine(settings);
+}
+
+/// "NAME (CUDA device 0)" of one rank, or the ranks and their grid.
+std::string device_description(const lattica::Config& config, const lattica::Engine& engine) {
+  if (world->size() == 1) return engine.device_name();
+  const lattica::Decomposition d(config.dims, config.parallel_grid, world->size());
+  return engine.device_name() + " on rank 0; " + std::to_string(world->size()) +
+         " ranks, parallel.grid = " + lattica::grid_text(d.grid());
 }
 
 /// Metadata for the output file of one run.
@@ -66,7 +90,7 @@ lattica::RunMetadata metadata(const lattica::Config& config, const lattica::Engi
   meta.timeslice_momenta = config.timeslice_momenta;
   meta.seed = config.seed;
   meta.backend = engine.backend_name();
-  meta.device = engine.device_name();
+  meta.device = device_description(config, engine);
   meta.replicas = config.replicas;
   meta.point_index = config.point_index;
   for (const auto& [key, value] : config.swept_values) meta.swept += key + " = " + value + "\n";
@@ -112,14 +136,17 @@ bool run_point(const lattica::Config& config, bool force, bool quiet, bool resum
   lattica::Checkpoint checkpoint;
   if (resume) checkpoint = checkpoint_to_resume(config);
   std::unique_ptr<lattica::Engine> engine = make_engine(config, quiet);
+  const bool root = world->rank() == 0;
   if (!quiet) {
-    std::cerr << "sim: backend " << engine->backend_name() << " (" << engine->device_name() << ")";
+    std::cerr << "sim: backend " << engine->backend_name() << " ("
+              << device_description(config, *engine) << ")";
     if (config.point_index >= 0) std::cerr << ", sweep point " << config.point_index;
     if (resume) std::cerr << ", resuming at sweep " << checkpoint.sweep;
     std::cerr << "\n";
   }
-  std::unique_ptr<lattica::OutputFile> out;
-  if (resume) {
+  std::unique_ptr<lattica::OutputFile> out;  // rank 0's: the others write nothing
+  if (!root) {
+  } else if (resume) {
     out = std::make_unique<lattica::OutputFile>(config.output_path, metadata(config, *engine),
                                                 engine->observable_names(), checkpoint.output);
   } else {
@@ -131,8 +158,10 @@ bool run_point(const lattica::Config& config, bool force, bool quiet, bool resum
   }
   const bool live = !quiet && isatty(STDERR_FILENO);
   const lattica::RunSummary s =
-      lattica::run_chain(config, *engine, *out, live, resume ? &checkpoint : nullptr);
-  out->close();
+      lattica::run_chain(config, *engine, out.get(), live, resume ? &checkpoint : nullptr,
+                         world.get());
+  if (out) out->close();
+  if (s.stopped && !root) return true;
   if (s.stopped) {
     std::fprintf(stderr,
                  "sim: stopped by %s after sweep %lld; checkpoint %s written; continue with "
@@ -169,10 +198,28 @@ bool run_point(const lattica::Config& config, bool force, bool quiet, bool resum
   return false;
 }
 
+/// The exit code of the run on every rank; messages come from rank 0 only (`quiet` elsewhere).
+int run_main(int argc, char** argv);
+
 }  // namespace
 
 int main(int argc, char** argv) {
   lattica::install_stop_signals();  // first: a signal during start-up stops at the first sweeps
+  try {
+    world = lattica::start_processes(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "sim: runtime failure: cannot start MPI: " << e.what() << std::endl;
+    return kExitRuntime;
+  }
+  const int code = run_main(argc, argv);
+  world.reset();
+  lattica::finish_processes();
+  return code;
+}
+
+namespace {
+
+int run_main(int argc, char** argv) {
   CLI::App app{
       "Lattica: lattice Monte Carlo on the GPU, with a bit-identical CPU reference.\n"
       "Samples the model described by INPUT.toml and writes an HDF5 file (one per point of a "
@@ -224,6 +271,13 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"float", "double"}));
   bench_command->add_option("--device", bench.device, "CUDA device index");
   bench_command->add_option("--json", bench.json_path, "also write the results as JSON");
+  bench_command
+      ->add_option("--scaling", bench.scaling,
+                   "weak: a box of --dims per rank; strong: the lattice --dims; over 1, 2, 4, ... "
+                   "and all ranks of an MPI run (mpirun -n N sim bench --scaling ...)")
+      ->check(CLI::IsMember({"weak", "strong"}));
+  bench_command->add_option("--backend", bench.backend, "scaling benchmark: cuda or cpu")
+      ->check(CLI::IsMember({"cuda", "cpu"}));
   app.set_version_flag("--version", std::string("sim (Lattica) ") + lattica::kLatticaVersion +
                                         " (" + lattica::kLatticaGitCommit + ")");
   try {
@@ -234,7 +288,7 @@ int main(int argc, char** argv) {
   }
   if (*bench_command) {
     try {
-      return lattica::run_bench(bench);
+      return lattica::run_bench(bench, *world);
     } catch (const lattica::InputError& e) {
       std::cerr << "sim bench: error: " << e.what() << "\n";
       return kExitBadInput;
@@ -243,7 +297,10 @@ int main(int argc, char** argv) {
       std::_Exit(kExitRuntime);
     }
   }
+  const bool root = world->rank() == 0;
+  if (!root) quiet = true;  // one rank speaks for all
   if (!recover.empty()) {
+    if (!root) return 0;
     try {
       const std::vector<std::string> done = lattica::recover_output(recover);
       std::cerr << "sim: " << recover << ": "
@@ -267,11 +324,12 @@ int main(int argc, char** argv) {
   try {
     plan = lattica::load_plan(input_path, overrides);
   } catch (const lattica::ConfigError& e) {
-    for (const auto& m : e.messages()) std::cerr << "sim: error: " << m << "\n";
+    if (root) for (const auto& m : e.messages()) std::cerr << "sim: error: " << m << "\n";
     return kExitBadInput;
   }
   const int64_t n_points = static_cast<int64_t>(plan.points.size());
   if (task_id >= n_points) {
+    if (!root) return kExitBadInput;
     std::cerr << "sim: error: --task-id " << task_id << ": the input has " << n_points
               << " point(s), numbered 0 to " << n_points - 1 << "\n";
     return kExitBadInput;
@@ -281,18 +339,21 @@ int main(int argc, char** argv) {
     if (task_id < 0 || c.point_index == task_id || (n_points == 1 && task_id == 0))
       selected.push_back(&c);
   }
-  // Every output is checked before anything runs, so bad input never leaves half a sweep.
+  // Every output is checked before anything runs, so bad input never leaves half a sweep
+  // (by rank 0, which writes them, for every rank).
+  bool outputs_free = true;
   for (const lattica::Config* c : selected) {
     std::error_code ec;
-    if (!force && !resume && std::filesystem::exists(c->output_path, ec)) {
+    if (root && outputs_free && !force && !resume && std::filesystem::exists(c->output_path, ec)) {
       std::cerr << "sim: error: output.path = \"" << c->output_path
                 << "\": the file exists; use --force to overwrite it\n";
-      return kExitBadInput;
+      outputs_free = false;
     }
   }
+  if (world->max(outputs_free ? 0 : 1) != 0) return kExitBadInput;
 
   try {
-    if (!plan.swept.empty()) {
+    if (!plan.swept.empty() && root) {
       lattica::write_sweep_index(plan);
       if (!quiet)
         std::cerr << "sim: sweep of " << n_points << " points, index " << plan.index_path << "\n";
@@ -301,13 +362,19 @@ int main(int argc, char** argv) {
       if (run_point(*c, force, quiet, resume)) return kExitStopped;
     }
   } catch (const lattica::InputError& e) {
-    std::cerr << "sim: error: " << e.what() << "\n";
+    // Every rank reads the same input, so every rank finds the same error.
+    if (root) std::cerr << "sim: error: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "sim: runtime failure: " << e.what() << std::endl;
+    std::cerr << "sim: runtime failure";
+    if (world->size() > 1) std::cerr << " on rank " << world->rank();
+    std::cerr << ": " << e.what() << std::endl;
+    lattica::abort_processes(kExitRuntime);  // the other ranks would wait for this one
     // Skip the exit handlers: HDF5's own (closing files it could not flush, e.g. on a full
     // disk) can crash, which would hide this message's exit code.
     std::_Exit(kExitRuntime);
   }
   return 0;
 }
+
+}  // namespace

@@ -9,6 +9,7 @@
 
 #include "kernels/models/ising_packed.hpp"
 #include "kernels/models/lattice_model.hpp"
+#include "sim/decomposed_box.hpp"
 #include "sim/engine.hpp"
 
 namespace lattica {
@@ -17,8 +18,11 @@ namespace lattica {
 template <class Exec, int D>
 class PackedIsing {
  public:
-  PackedIsing(const Exec& exec, const Checkerboard<D>& lattice, int replicas)
+  /// `box`: this rank's box of a decomposed lattice (owned by the engine), or null.
+  PackedIsing(const Exec& exec, const Checkerboard<D>& lattice, int replicas,
+              DecomposedBox<Exec, D>* box = nullptr)
       : exec_(exec),
+        box_(box),
         geometry_(PackedLattice<D>::make(lattice)),
         replicas_(replicas),
         spins_(exec.template allocate<uint32_t>(replicas * replica_words())),
@@ -28,9 +32,18 @@ class PackedIsing {
         chunk_(exec.template allocate<int8_t>(std::min(rows_, chunk_rows_) * row_length_)) {}
 
   void initialize(const IsingParams& params, bool hot) {
+    if (box_) {  // ghosts included: they start as the neighbouring boxes' sites
+      return exec_.for_each(replicas_ * replica_words(),
+                            PackedIsingInitialize<D, true>{geometry_, params, spins_.data(), hot});
+    }
     exec_.for_each(replicas_ * replica_words(),
                    PackedIsingInitialize<D>{geometry_, params, spins_.data(), hot});
   }
+
+  /// Storage units of a DecomposedBox over the packed words.
+  static constexpr size_t kUnitBytes = sizeof(uint32_t);
+  int64_t row_units() const { return geometry_.row_words; }
+  int64_t colour_units() const { return geometry_.words; }
 
   /// One pass of Metropolis or heat bath over both colours of every replica. With `sums`, the
   /// second colour's kernels also add each replica's exact sums after the pass to sums[r],
@@ -50,6 +63,13 @@ class PackedIsing {
   /// Queues each replica's exact sums into sums[r].
   void sums_into(IsingSums* sums) const {
     for (int r = 0; r < replicas_; ++r) {
+      if (box_) {  // the interior words only
+        const auto interior = in_row_block(
+            box_->interior(), geometry_.row_words, 0,
+            PackedIsingSums<D>{geometry_, spins_.data() + r * replica_words()});
+        exec_.template reduce_sum_into<IsingSums>(interior.units(), interior, sums + r);
+        continue;
+      }
       exec_.template reduce_sum_into<IsingSums>(
           geometry_.words, PackedIsingSums<D>{geometry_, spins_.data() + r * replica_words()},
           sums + r);
@@ -91,8 +111,10 @@ class PackedIsing {
     exec_.synchronize();
   }
 
- private:
+ public:
   int64_t replica_words() const { return 2 * static_cast<int64_t>(geometry_.words); }
+
+ private:
   int64_t volume() const { return geometry_.lattice.volume(); }
 
   /// Launches the pass with kSlots class slots over both colours of every replica; false (and
@@ -102,6 +124,27 @@ class PackedIsing {
                       IsingSums* sums) {
     PackedFlipClasses<D, kSlots> classes;
     if (!PackedFlipClasses<D, kSlots>::make(table, classes)) return false;
+    if (box_) {
+      for (int second = 0; second < 2; ++second) {
+        const int colour = box_->local_colour(second);
+        box_->update_colour(colour, spins_.data(), [&](const RowBlock<D>& block) {
+          for (int r = 0; r < replicas_; ++r) {
+            const PackedIsingUpdate<D, kSlots, true> update{geometry_, classes, seed,
+                                                            spins_.data() + r * replica_words(),
+                                                            static_cast<uint32_t>(r), colour, step};
+            if (sums && second == 1) {
+              const auto summing = in_row_block(block, geometry_.row_words, 0,
+                                                PackedIsingUpdateSums<D, kSlots, true>{update});
+              exec_.template accumulate_exact_into<IsingSums>(summing.units(), summing, sums + r);
+            } else {
+              const auto updating = in_row_block(block, geometry_.row_words, 0, update);
+              exec_.for_each(updating.units(), updating);
+            }
+          }
+        });
+      }
+      return true;
+    }
     for (int colour = 0; colour < 2; ++colour) {
       for (int r = 0; r < replicas_; ++r) {
         const PackedIsingUpdate<D, kSlots> update{geometry_, classes, seed,
@@ -129,6 +172,7 @@ class PackedIsing {
   }
 
   const Exec& exec_;
+  DecomposedBox<Exec, D>* box_;
   PackedLattice<D> geometry_;
   int replicas_;
   typename Exec::template Buffer<uint32_t> spins_;  ///< replicas one after another

@@ -103,8 +103,11 @@ void install_stop_signals() {
   std::signal(SIGXFSZ, SIG_IGN);
 }
 
-RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, bool show_progress,
-                     const Checkpoint* resume) {
+RunSummary run_chain(const Config& config, Engine& engine, OutputFile* output, bool show_progress,
+                     const Checkpoint* resume, Communicator* ranks) {
+  // Other ranks than 0 of a decomposed run take part in every collective step of the engine
+  // (collect, snapshots, state) but write nothing.
+  const bool writes = output != nullptr;
   const int64_t therm = config.thermalization;
   const int64_t total = config.total_sweeps();
   std::vector<int64_t> sweeps;  // measurements waiting to be written
@@ -121,8 +124,11 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
     next_slot = (next_slot + 1) % Engine::kSnapshotSlots;
     writer.wait_for(slot_writes[slot]);  // the slot's previous frame is written
     engine.start_snapshot(slot);
-    slot_writes[slot] = writer.submit(
-        [&output, &engine, slot, sweep] { output.append_snapshot(sweep, engine.snapshot_data(slot)); });
+    if (writes) {
+      slot_writes[slot] = writer.submit([output, &engine, slot, sweep] {
+        output->append_snapshot(sweep, engine.snapshot_data(slot));
+      });
+    }
     ++summary.snapshots;
   };
   std::vector<int64_t> spectral_sweeps;  // structure-factor measurements waiting to be written
@@ -143,16 +149,18 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
   };
   auto write_measurements = [&] {
     if (engine.queued() > 0) collect();
-    writer.submit([&output, sweeps = std::move(sweeps), values = std::move(values),
-                   spectral_sweeps = std::move(spectral_sweeps),
-                   spectral_values = std::move(spectral_values),
-                   timeslice_sweeps = std::move(timeslice_sweeps),
-                   timeslice_values = std::move(timeslice_values)] {
-      output.append_measurements(sweeps, values);
-      output.append_structure_factor_series(spectral_sweeps, spectral_values);
-      output.append_timeslices(timeslice_sweeps, timeslice_values);
-      output.flush();
-    });
+    if (writes) {
+      writer.submit([output, sweeps = std::move(sweeps), values = std::move(values),
+                     spectral_sweeps = std::move(spectral_sweeps),
+                     spectral_values = std::move(spectral_values),
+                     timeslice_sweeps = std::move(timeslice_sweeps),
+                     timeslice_values = std::move(timeslice_values)] {
+        output->append_measurements(sweeps, values);
+        output->append_structure_factor_series(spectral_sweeps, spectral_values);
+        output->append_timeslices(timeslice_sweeps, timeslice_values);
+        output->flush();
+      });
+    }
     sweeps.clear();  // moved from: empty again
     values.clear();
     spectral_sweeps.clear();
@@ -182,24 +190,27 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
       config.checkpoint_every > 0 || config.checkpoint_minutes > 0 || config.walltime_seconds > 0;
   auto write_results = [&] {
     writer.drain();
-    output.write_histograms(engine.histograms());
+    if (!writes) return;
+    output->write_histograms(engine.histograms());
     StructureFactorSums structure_factor;
-    if (engine.structure_factor(structure_factor)) output.write_structure_factor(structure_factor);
-    output.write_step_tuning(engine.step_tuning());
+    if (engine.structure_factor(structure_factor)) output->write_structure_factor(structure_factor);
+    output->write_step_tuning(engine.step_tuning());
   };
   double checkpoint_seconds = 0;  // how long the last one took
   auto checkpoint = [&] {
     const auto begin = Clock::now();
     write_measurements();
     write_results();
-    output.flush();
     Checkpoint c;
-    c.chain_config = config.chain_toml;
-    c.sweep = sweep;
-    c.last_snapshot = last_snapshot;
-    c.output = output.lengths();
-    c.engine = engine.state();
-    write_checkpoint(checkpoint_file, c);
+    c.engine = engine.state();  // collective: rank 0 gathers the configuration
+    if (writes) {
+      output->flush();
+      c.chain_config = config.chain_toml;
+      c.sweep = sweep;
+      c.last_snapshot = last_snapshot;
+      c.output = output->lengths();
+      write_checkpoint(checkpoint_file, c);
+    }
     ++summary.checkpoints;
     checkpoint_seconds = std::chrono::duration<double>(Clock::now() - begin).count();
   };
@@ -257,17 +268,25 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
           slowest_step, std::chrono::duration<double>(Clock::now() - step_start).count());
     }
     const double reserve = std::max(30.0, 3 * slowest_step + 2 * checkpoint_seconds);
-    if (stop_signal != 0 || (deadline > 0 && epoch_seconds() + reserve >= deadline)) {
+    int64_t signal = stop_signal;
+    bool out_of_time = deadline > 0 && epoch_seconds() + reserve >= deadline;
+    bool minutes_due = config.checkpoint_minutes > 0 &&
+                       std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >=
+                           60.0 * config.checkpoint_minutes;
+    if (ranks && ranks->size() > 1) {
+      // What one rank saw (a signal, its clock) decides for all, so all stop at the same sweep.
+      signal = ranks->max(signal);
+      const int64_t clock = ranks->max(2 * out_of_time + minutes_due);
+      out_of_time = clock >= 2;
+      minutes_due = clock % 2 == 1;
+    }
+    if (signal != 0 || out_of_time) {
       summary.stopped = true;
-      summary.stop_reason = stop_signal != 0 ? signal_name(stop_signal) : "walltime";
+      summary.stop_reason = signal != 0 ? signal_name(static_cast<int>(signal)) : "walltime";
       break;
     }
     const bool every_due = config.checkpoint_every > 0 &&
                            sweep / config.checkpoint_every != previous / config.checkpoint_every;
-    const bool minutes_due =
-        config.checkpoint_minutes > 0 &&
-        std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >=
-            60.0 * config.checkpoint_minutes;
     if (every_due || minutes_due) {
       checkpoint();
       last_checkpoint = Clock::now();
@@ -287,7 +306,7 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, b
   }
   writer.drain();
   engine.synchronize();
-  output.flush();
+  if (writes) output->flush();
   progress.finish();
 
   summary.sweeps = sweep;

@@ -32,7 +32,9 @@ void install_stop_signals();
 /// run.checkpoint_every sweeps and run.checkpoint_minutes minutes, at the end when either is
 /// set or run.walltime is, and before stopping for a signal or the walltime (Slurm's
 /// SLURM_JOB_END_TIME counts as one too). progress: a live status line on stderr.
-RunSummary run_chain(const Config& config, Engine& engine, OutputFile& output, bool progress,
-                     const Checkpoint* resume = nullptr);
+/// A decomposed run calls this on every rank with its engine: `output` is rank 0's file and null
+/// elsewhere, and `ranks` makes every rank stop and checkpoint at the same sweep.
+RunSummary run_chain(const Config& config, Engine& engine, OutputFile* output, bool progress,
+                     const Checkpoint* resume = nullptr, Communicator* ranks = nullptr);
 
 }  // namespace lattica

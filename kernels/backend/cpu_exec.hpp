@@ -134,6 +134,19 @@ class CpuExec {
     std::copy(from.data(), from.data() + n, to);
   }
   void wait(const CopyDone&) const {}
+
+  /// The CPU has one lane of work: halo exchanges (sim/decomposed_box.hpp) run in order.
+  void* side_stream() const { return nullptr; }
+  void side_waits_for_main() const {}
+  void main_waits_for_side() const {}
+  /// `rows` runs of `width` bytes from src (every src_pitch bytes) to dst (every dst_pitch).
+  void copy_rows(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width,
+                 int64_t rows) const {
+    for (int64_t r = 0; r < rows; ++r) {
+      std::memcpy(static_cast<char*>(dst) + r * dst_pitch,
+                  static_cast<const char*>(src) + r * src_pitch, width);
+    }
+  }
   void order_after(const CopyDone&) const {}
 
   /// For b < batch: C_b = A_b * B, column-major (BLAS) layout: A_b is m x k at a + b * stride_a,

@@ -157,6 +157,9 @@ class CudaExec {
   CudaExec& operator=(const CudaExec&) = delete;
   ~CudaExec() {
     if (blas_) cublasDestroy(blas_);
+    if (side_mark_) cudaEventDestroy(side_mark_);
+    if (main_mark_) cudaEventDestroy(main_mark_);
+    if (side_stream_) cudaStreamDestroy(side_stream_);
     if (queued_work_) cudaEventDestroy(queued_work_);
     if (copy_stream_) cudaStreamDestroy(copy_stream_);
     if (stream_) cudaStreamDestroy(stream_);
@@ -278,6 +281,36 @@ class CudaExec {
     if (done.event_) LATTICA_CUDA_CHECK(cudaStreamWaitEvent(stream_, done.event_, 0));
   }
 
+  /// A second stream for work that overlaps the main one (halo exchanges), made on first use.
+  void* side_stream() const {
+    if (!side_stream_) {
+      LATTICA_CUDA_CHECK(cudaStreamCreateWithFlags(&side_stream_, cudaStreamNonBlocking));
+      LATTICA_CUDA_CHECK(cudaEventCreateWithFlags(&main_mark_, cudaEventDisableTiming));
+      LATTICA_CUDA_CHECK(cudaEventCreateWithFlags(&side_mark_, cudaEventDisableTiming));
+    }
+    return side_stream_;
+  }
+  /// Work queued on the side stream from now on starts after the main stream's queued work.
+  void side_waits_for_main() const {
+    side_stream();
+    LATTICA_CUDA_CHECK(cudaEventRecord(main_mark_, stream_));
+    LATTICA_CUDA_CHECK(cudaStreamWaitEvent(side_stream_, main_mark_, 0));
+  }
+  /// Work queued on the main stream from now on starts after the side stream's queued work.
+  void main_waits_for_side() const {
+    side_stream();
+    LATTICA_CUDA_CHECK(cudaEventRecord(side_mark_, side_stream_));
+    LATTICA_CUDA_CHECK(cudaStreamWaitEvent(stream_, side_mark_, 0));
+  }
+  /// `rows` runs of `width` bytes from src (every src_pitch bytes) to dst (every dst_pitch), in
+  /// device memory, on the side stream; asynchronous.
+  void copy_rows(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width,
+                 int64_t rows) const {
+    LATTICA_CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width,
+                                         static_cast<size_t>(rows), cudaMemcpyDeviceToDevice,
+                                         static_cast<cudaStream_t>(side_stream())));
+  }
+
   /// For b < batch: C_b = A_b * B, column-major (BLAS) layout: A_b is m x k at a + b * stride_a,
   /// B is k x n (shared), C_b is m x n at c + b * m * n. One strided batched cuBLAS DGEMM on the
   /// stream; asynchronous.
@@ -377,6 +410,8 @@ class CudaExec {
   cudaStream_t copy_stream_ = nullptr;  ///< asynchronous copies to the host
   cudaEvent_t queued_work_ = nullptr;   ///< where on stream_ the next such copy starts
   mutable cublasHandle_t blas_ = nullptr;  ///< created on first use
+  mutable cudaStream_t side_stream_ = nullptr;  ///< halo exchanges, made on first use
+  mutable cudaEvent_t main_mark_ = nullptr, side_mark_ = nullptr;
   // mutable: reductions reuse it from const member functions
   mutable DeviceBuffer<unsigned char> scratch_;
   mutable DeviceBuffer<unsigned int> ticket_;  ///< blocks done in the reduction in flight

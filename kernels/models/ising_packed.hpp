@@ -237,9 +237,9 @@ struct PackedIsingUpdate {
 
 /// A pass of PackedIsingUpdate as a summand: the second colour's update fused with the
 /// measurement of the configuration it leaves (PackedIsingUpdate::update_and_sum).
-template <int D, int kSlots>
+template <int D, int kSlots, bool kBoxed = false>
 struct PackedIsingUpdateSums {
-  PackedIsingUpdate<D, kSlots> update;
+  PackedIsingUpdate<D, kSlots, kBoxed> update;
   LATTICA_HD_INLINE IsingSums operator()(int64_t index) const {
     return update.update_and_sum(index);
   }

@@ -1,0 +1,239 @@
+#pragma once
+// One rank's box of a decomposed lattice (issue 8), for LatticeEngine and PackedIsing: its
+// geometry (Checkerboard::make_box with a ghost layer on each side of every split axis), the
+// row blocks it updates and measures, and the halo exchange between colours.
+//
+// One colour's pass: the boundary layers first, then the exchange of that colour's layers with
+// the neighbouring boxes on the backend's side stream while the deep interior is updated, and
+// the next pass waits for the exchange. Ghost sites are never updated (only exchanged), so the
+// chain of every interior site is the whole lattice's, bit for bit, on any grid.
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/lattice/checkerboard.hpp"
+#include "kernels/lattice/row_block.hpp"
+#include "sim/communicator.hpp"
+#include "sim/decomposition.hpp"
+#include "sim/engine.hpp"
+
+namespace lattica {
+
+/// Whether an engine of these settings runs on a box of a decomposed lattice.
+inline bool decomposed(const EngineSettings& s) {
+  return s.communicator && s.communicator->size() > 1;
+}
+
+/// The geometry of this rank's box; the whole lattice when not decomposed.
+template <int D>
+Checkerboard<D> engine_lattice(const EngineSettings& s) {
+  if (!decomposed(s)) return Checkerboard<D>::make(s.dims.data());
+  const Decomposition d(s.dims, s.parallel_grid, s.communicator->size());
+  const std::vector<int64_t> extents = d.storage_extents();
+  const std::vector<int64_t> origin = d.storage_origin(s.communicator->rank());
+  return Checkerboard<D>::make_box(extents.data(), s.dims.data(), origin.data());
+}
+
+template <class Exec, int D>
+class DecomposedBox {
+ public:
+  /// Storage in `unit_bytes` units (a site, or a packed word of 32): `row_units` per row and
+  /// colour, `replica_units` per replica, colour 1 `colour_units` after colour 0.
+  DecomposedBox(const Exec& exec, const EngineSettings& settings, const Checkerboard<D>& lattice,
+                size_t unit_bytes, int64_t row_units, int64_t colour_units, int64_t replica_units)
+      : exec_(exec),
+        comm_(*settings.communicator),
+        decomposition_(settings.dims, settings.parallel_grid, settings.communicator->size()),
+        lattice_(lattice),
+        replicas_(settings.replicas),
+        unit_bytes_(unit_bytes),
+        row_units_(row_units),
+        colour_units_(colour_units),
+        replica_units_(replica_units) {
+    if (D < 2) throw InputError("parallel: a 1D lattice cannot be split (its only axis is the last)");
+    make_blocks();
+    for (int a = 0; a < D - 1; ++a) {
+      if (!decomposition_.split(a)) continue;
+      Layer layer;
+      layer.axis = a;
+      layer.down = decomposition_.neighbour(comm_.rank(), a, -1);
+      layer.up = decomposition_.neighbour(comm_.rank(), a, +1);
+      layer.width = static_cast<int64_t>(lattice.stride[a] / lattice.half_last) * row_units;
+      layer.runs = 1;
+      for (int b = 0; b < a; ++b) layer.runs *= lattice.extent[b];
+      layer.pitch = lattice.extent[a] * layer.width;
+      layer.bytes = static_cast<size_t>(replicas_ * layer.runs * layer.width) * unit_bytes;
+      for (auto* buffer : {&layer.send_down, &layer.send_up, &layer.receive_down,
+                           &layer.receive_up}) {
+        *buffer = exec.template allocate<unsigned char>(static_cast<int64_t>(layer.bytes));
+      }
+      layers_.push_back(std::move(layer));
+    }
+    if (exec.side_stream()) comm_.enable_device(settings.cuda_device);
+  }
+
+  /// Local colour of global colour c (every box has the same origin parity).
+  int local_colour(int c) const { return c ^ lattice_.colour_flip(); }
+  const Decomposition& decomposition() const { return decomposition_; }
+  Communicator& communicator() const { return comm_; }
+  /// The interior rows (every site but the ghosts), for measurements.
+  const RowBlock<D>& interior() const { return interior_; }
+
+  /// One pass over local colour `colour` of `storage` (the units of every replica):
+  /// update(block) queues the colour's update of a row block.
+  template <class Update>
+  void update_colour(int colour, void* storage, const Update& update) {
+    for (const RowBlock<D>& block : boundary_) update(block);
+    exec_.side_waits_for_main();
+    exchange(colour, static_cast<unsigned char*>(storage));
+    if (deep_.rows > 0) update(deep_);
+    exec_.main_waits_for_side();
+  }
+
+  /// Copies colour `colour`'s ghost layers from the neighbouring boxes (on the side stream).
+  void exchange(int colour, unsigned char* storage) {
+    const size_t unit = unit_bytes_;
+    for (Layer& layer : layers_) {
+      const int64_t extent = lattice_.extent[layer.axis];
+      const size_t run = static_cast<size_t>(layer.width) * unit;
+      const size_t pitch = static_cast<size_t>(layer.pitch) * unit;
+      const size_t replica_bytes = static_cast<size_t>(layer.runs) * run;
+      auto at = [&](int r, int64_t x) {
+        return storage +
+               static_cast<size_t>(r * replica_units_ + colour * colour_units_ + x * layer.width) *
+                   unit;
+      };
+      for (int r = 0; r < replicas_; ++r) {
+        exec_.copy_rows(layer.send_down.data() + r * replica_bytes, run, at(r, 1), pitch, run,
+                        layer.runs);
+        exec_.copy_rows(layer.send_up.data() + r * replica_bytes, run, at(r, extent - 2), pitch,
+                        run, layer.runs);
+      }
+      comm_.exchange(layer.down, layer.up, layer.send_down.data(), layer.send_up.data(),
+                     layer.receive_down.data(), layer.receive_up.data(), layer.bytes,
+                     exec_.side_stream());
+      for (int r = 0; r < replicas_; ++r) {
+        exec_.copy_rows(at(r, 0), pitch, layer.receive_down.data() + r * replica_bytes, run, run,
+                        layer.runs);
+        exec_.copy_rows(at(r, extent - 1), pitch, layer.receive_up.data() + r * replica_bytes,
+                        run, run, layer.runs);
+      }
+    }
+  }
+
+  /// Sum over ranks, in rank order, of `count` records of type T at `values` (every rank gets
+  /// it): exact for integer records, the same on every rank for floating point.
+  template <class T>
+  void sum_over_ranks(T* values, int64_t count) {
+    const size_t bytes = static_cast<size_t>(count) * sizeof(T);
+    std::vector<T> all(static_cast<size_t>(count * comm_.size()));
+    comm_.allgather(values, all.data(), bytes);
+    for (int64_t i = 0; i < count; ++i) {
+      T total = all[static_cast<size_t>(i)];
+      for (int r = 1; r < comm_.size(); ++r) total = total + all[static_cast<size_t>(r * count + i)];
+      values[i] = total;
+    }
+  }
+
+  /// Gathers every rank's box configuration (lexicographic over the box's storage, ghosts
+  /// included, `replicas` one after another, `site_bytes` a site) into `whole` (lexicographic,
+  /// every replica) on rank 0; other ranks leave `whole` alone. Collective; one box at a time.
+  void gather_whole(const void* box, void* whole, size_t site_bytes) {
+    const int64_t box_sites = lattice_.volume();
+    const int64_t sites = whole_volume();
+    const size_t box_bytes = static_cast<size_t>(replicas_ * box_sites) * site_bytes;
+    if (comm_.rank() != 0) return comm_.send(box, box_bytes, 0, kGatherTag);
+    std::vector<unsigned char> received(box_bytes);
+    for (int rank = 0; rank < comm_.size(); ++rank) {
+      const auto* from = static_cast<const unsigned char*>(box);
+      if (rank > 0) {
+        comm_.receive(received.data(), box_bytes, rank, kGatherTag);
+        from = received.data();
+      }
+      for (int r = 0; r < replicas_; ++r) {
+        decomposition_.box_into_whole(
+            rank, from + static_cast<size_t>(r * box_sites) * site_bytes,
+            static_cast<unsigned char*>(whole) + static_cast<size_t>(r * sites) * site_bytes,
+            site_bytes);
+      }
+    }
+  }
+
+  /// This rank's box (as gather_whole takes it) out of a whole configuration held by every rank.
+  void box_from_whole(const void* whole, void* box, size_t site_bytes) const {
+    const int64_t box_sites = lattice_.volume();
+    for (int r = 0; r < replicas_; ++r) {
+      decomposition_.box_from_whole(
+          comm_.rank(),
+          static_cast<const unsigned char*>(whole) + static_cast<size_t>(r * whole_volume()) * site_bytes,
+          static_cast<unsigned char*>(box) + static_cast<size_t>(r * box_sites) * site_bytes,
+          site_bytes);
+    }
+  }
+
+  int64_t whole_volume() const {
+    int64_t v = 1;
+    for (int64_t l : decomposition_.dims()) v *= l;
+    return v;
+  }
+
+ private:
+  static constexpr int kGatherTag = 7;
+
+  struct Layer {
+    int axis = 0;
+    int down = 0, up = 0;  ///< neighbouring ranks along the axis
+    int64_t width = 0;     ///< units of one contiguous run of a layer (one colour)
+    int64_t runs = 0;      ///< runs per layer and replica
+    int64_t pitch = 0;     ///< units from one run to the next
+    size_t bytes = 0;      ///< of one layer, every replica
+    typename Exec::template Buffer<unsigned char> send_down, send_up, receive_down, receive_up;
+  };
+
+  /// Interior = boundary blocks + the deep interior, disjoint: boundary block (a, side) holds
+  /// the rows at x_a = 1 or E_a - 2, deep along the split axes before a, interior after it.
+  void make_blocks() {
+    int64_t first[D] = {}, count[D] = {}, deep_first[D] = {}, deep_count[D] = {};
+    for (int a = 0; a < D - 1; ++a) {
+      const bool split = decomposition_.split(a);
+      const int64_t e = lattice_.extent[a];
+      first[a] = split ? 1 : 0;
+      count[a] = split ? e - 2 : e;
+      deep_first[a] = split ? 2 : 0;
+      deep_count[a] = split ? e - 4 : e;  // 0 for boxes of 2: then everything is boundary
+    }
+    interior_ = RowBlock<D>::make(lattice_, first, count);
+    for (int a = 0; a < D - 1; ++a) {
+      if (!decomposition_.split(a)) continue;
+      int64_t f[D], c[D];
+      for (int b = 0; b < D - 1; ++b) {
+        f[b] = b < a ? deep_first[b] : first[b];
+        c[b] = b < a ? deep_count[b] : count[b];
+      }
+      const int64_t e = lattice_.extent[a];
+      for (int64_t x : {int64_t(1), e - 2}) {
+        f[a] = x;
+        c[a] = 1;
+        const RowBlock<D> block = RowBlock<D>::make(lattice_, f, c);
+        if (block.rows > 0) boundary_.push_back(block);
+      }
+    }
+    deep_ = RowBlock<D>::make(lattice_, deep_first, deep_count);
+  }
+
+  const Exec& exec_;
+  Communicator& comm_;
+  Decomposition decomposition_;
+  Checkerboard<D> lattice_;
+  int replicas_;
+  size_t unit_bytes_;
+  int64_t row_units_, colour_units_, replica_units_;
+  RowBlock<D> interior_{}, deep_{};
+  std::vector<RowBlock<D>> boundary_;
+  std::vector<Layer> layers_;
+};
+
+}  // namespace lattica

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Compares the chains of two Lattica output files: every dataset (observables, sweeps,
+histograms, snapshots, step tuning) must hold the same values, bit for bit, or to a relative
+tolerance (--rtol, for the observables of continuous models, whose sums are added in another
+order on another number of ranks). Metadata attributes (device, times, backend) may differ.
+
+Usage: same_chain.py A.h5 B.h5 [--rtol R]; exit 0 when the chains agree, 1 otherwise."""
+import argparse
+import sys
+
+import h5py
+import numpy as np
+
+
+def datasets(f):
+    out = {}
+    f.visititems(lambda name, obj: out.__setitem__(name, obj) if isinstance(obj, h5py.Dataset) else None)
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--rtol", type=float, default=0.0,
+                   help="relative tolerance for floating-point observables (0: bit for bit)")
+    args = p.parse_args()
+    problems = []
+    with h5py.File(args.a, "r") as fa, h5py.File(args.b, "r") as fb:
+        da, db = datasets(fa), datasets(fb)
+        if set(da) != set(db):
+            problems.append(f"datasets differ: only in A {sorted(set(da) - set(db))}, "
+                            f"only in B {sorted(set(db) - set(da))}")
+        compared = 0
+        for name in sorted(set(da) & set(db)):
+            a, b = da[name][()], db[name][()]
+            if np.shape(a) != np.shape(b):
+                problems.append(f"{name}: shape {np.shape(a)} against {np.shape(b)}")
+                continue
+            compared += 1
+            floating = np.issubdtype(np.asarray(a).dtype, np.floating)
+            tolerant = args.rtol > 0 and floating and name.startswith("observables/")
+            if tolerant:
+                if not np.allclose(a, b, rtol=args.rtol, atol=0, equal_nan=True):
+                    worst = np.nanmax(np.abs(np.asarray(a) - b) / np.maximum(np.abs(b), 1e-300))
+                    problems.append(f"{name}: relative difference up to {worst:.3g} > {args.rtol}")
+            elif np.asarray(a).tobytes() != np.asarray(b).tobytes():
+                where = np.flatnonzero(np.asarray(a).ravel() != np.asarray(b).ravel())
+                problems.append(f"{name}: differs at {len(where)} of {np.size(a)} values "
+                                f"(first at flat index {where[0] if len(where) else '?'})")
+        if compared == 0:
+            problems.append("no datasets to compare")
+    for line in problems:
+        print(f"same_chain: {args.a} vs {args.b}: {line}", file=sys.stderr)
+    if not problems:
+        print(f"same_chain: {args.a} and {args.b}: {compared} datasets agree")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

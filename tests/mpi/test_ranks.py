@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""The decomposed chain is the chain (issue 8): runs `sim` on 1, 2 and 4 MPI ranks with several
+grids and models and expects the same observables, histograms, snapshots and final
+configuration, bit for bit for discrete models (continuous: the configurations bit for bit, the
+observables to rounding, since their sums are added in another order); a checkpoint written on 2
+ranks resumes on 4 and on 1; bad grids exit 2 naming parallel.grid.
+
+With BACKEND cuda every rank takes its own GPU: layouts with more ranks than GPUs are skipped
+(exit 77 when none is left, a failure instead with SIM_REQUIRE_GPU=1), and the references of
+discrete models are the CPU's single-process chains, so GPU boxes are checked against the CPU.
+
+Usage: test_ranks.py SIM MPIRUN BACKEND WORKDIR [CASE...]. BACKEND is cpu or cuda."""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import same_chain  # noqa: E402
+
+SIM, MPIRUN, BACKEND, WORK = sys.argv[1:5]
+ONLY = sys.argv[5:]
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1", OMP_NUM_THREADS="1", NCCL_NVLS_ENABLE="0")
+failures = []
+skipped = []
+
+
+def gpu_count():
+    try:
+        listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout
+    except OSError:
+        return 0
+    return sum(1 for line in listing.splitlines() if line.startswith("GPU "))
+
+
+GPUS = gpu_count() if BACKEND == "cuda" else 1 << 20
+
+
+def toml(dims, model, extra=""):
+    return f"""
+[lattice]
+dims = {dims}
+[model]
+{model}
+[run]
+thermalization = 12
+measurements = 16
+measure_every = 2
+seed = 2026
+backend = "{BACKEND}"
+{extra}
+[output]
+snapshot_every = 8
+"""
+
+
+# name: (dims, model lines, extra [run] lines, [(ranks, grid or None)], rtol)
+CASES = {
+    "ising3d_packed": ("[8, 8, 64]", 'kind = "ising"\nbeta = 0.22', "",
+                       [(2, None), (2, [1, 2, 1]), (4, [2, 2, 1]), (4, [4, 1, 1])], 0),
+    "ising2d_bytes": ("[16, 20]", 'kind = "ising"\nbeta = 0.44', "replicas = 2",
+                      [(2, None), (4, [4, 1])], 0),
+    "ising4d_packed_bits": ("[4, 4, 4, 64]", 'kind = "ising"\nbeta = 0.15', "",
+                            [(2, [1, 2, 1, 1]), (4, [2, 1, 2, 1])], 0),
+    "potts3d_heatbath": ("[8, 4, 6]", 'kind = "potts"\nq = 3\nbeta = 0.5', "",
+                         [(2, None), (4, [2, 2, 1])], 0),
+    "phi4_3d": ("[8, 8, 8]", 'kind = "phi4"\nkappa = 0.18\nlambda = 1.1\nprecision = "double"',
+                "", [(2, None), (4, [2, 2, 1])], 1e-12),
+    "o3_2d": ("[8, 12]", 'kind = "on"\nn = 3\nbeta = 0.7\nprecision = "float"', "",
+              [(2, None), (4, [4, 1])], 1e-5),
+}
+EXTRA_INPUT = {"ising4d_packed_bits": '\n[output]\nsnapshot_packing = "bits"\n',
+               "potts3d_heatbath": '\n[update]\nalgorithm = "heatbath"\n'}
+
+
+def run(ranks, args, expect=0):
+    command = [SIM] + args if ranks == 0 else [MPIRUN, "-n", str(ranks), SIM] + args
+    r = subprocess.run(command, env=ENV, capture_output=True, text=True)
+    if r.returncode != expect:
+        failures.append(f"{' '.join(command)}: exit {r.returncode}, expected {expect}\n{r.stderr}")
+    return r
+
+
+def write_input(name, text):
+    path = os.path.join(WORK, name + ".toml")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def compare(a, b, rtol):
+    result = subprocess.run([sys.executable, same_chain.__file__, a, b] +
+                            (["--rtol", str(rtol)] if rtol else []), capture_output=True, text=True)
+    if result.returncode != 0:
+        failures.append(result.stderr)
+    else:
+        print(result.stdout.strip())
+
+
+def chain_case(name):
+    dims, model, extra, layouts, rtol = CASES[name]
+    text = toml(dims, model, extra)
+    if name in EXTRA_INPUT:  # keys of another section go before [output]'s
+        head, tail = text.split("[output]")
+        text = head + EXTRA_INPUT[name].replace("\n[output]\n", "") + "[output]" + tail
+        if "snapshot_packing" in EXTRA_INPUT[name]:
+            text = toml(dims, model, extra) + 'snapshot_packing = "bits"\n'
+    path = write_input(name, text)
+    reference = os.path.join(WORK, f"{name}.1.h5")
+    # Discrete chains are the CPU's on every backend; continuous ones round differently there.
+    run(0, [path, "-o", reference, "--force", "-q"] + (["--backend", "cpu"] if rtol == 0 else []))
+    for ranks, grid in layouts:
+        if ranks > GPUS:
+            skipped.append(f"{name} on {ranks} ranks: {GPUS} GPU(s)")
+            continue
+        label = "auto" if grid is None else "x".join(map(str, grid))
+        out = os.path.join(WORK, f"{name}.{ranks}.{label}.h5")
+        args = [path, "-o", out, "--force", "-q"]
+        if grid is not None:
+            args += ["--set", f"parallel.grid={grid}"]
+        if run(ranks, args).returncode == 0:
+            compare(reference, out, rtol)
+
+
+def resume_case():
+    """A checkpoint from 2 ranks resumes on 4 ranks, and on 1, as the straight run."""
+    dims, model, _, _, _ = CASES["ising3d_packed"]
+    base = toml(dims, model, "checkpoint_every = 10")
+    path = write_input("resume", base)
+    straight = os.path.join(WORK, "resume.straight.h5")
+    run(0, [path, "-o", straight, "--force", "-q"])
+    for later in (4, 0):
+        if max(later, 2) > GPUS:
+            skipped.append(f"resume on {later} ranks: {GPUS} GPU(s)")
+            continue
+        out = os.path.join(WORK, f"resume.2to{later or 1}.h5")
+        short = write_input("resume.short", base.replace("measurements = 16", "measurements = 4"))
+        run(2, [short, "-o", out, "--force", "-q"])
+        if run(later, [path, "-o", out, "--resume", "-q"]).returncode == 0:
+            compare(straight, out, 0)
+
+
+def bad_grid_case():
+    dims, model, _, _, _ = CASES["ising3d_packed"]
+    path = write_input("bad", toml(dims, model))
+    out = os.path.join(WORK, "bad.h5")
+    if GPUS < 2:
+        skipped.append("bad grids: fewer than 2 GPUs")
+        return
+    for grid, why in (([2, 1, 2], "last axis"), ([3, 1, 1], "boxes but the run has"),
+                      ([2, 2, 1], "boxes but the run has")):
+        if os.path.exists(out):
+            os.remove(out)
+        r = run(2, [path, "-o", out, "--set", f"parallel.grid={grid}"], expect=2)
+        if "parallel.grid" not in r.stderr or why not in r.stderr:
+            failures.append(f"grid {grid}: the error does not name parallel.grid and '{why}':\n"
+                            f"{r.stderr}")
+        if os.path.exists(out):
+            failures.append(f"grid {grid}: a refused run wrote {out}")
+
+
+os.makedirs(WORK, exist_ok=True)
+for case in list(CASES) + ["resume", "bad_grid"]:
+    if ONLY and case not in ONLY:
+        continue
+    if case == "resume":
+        resume_case()
+    elif case == "bad_grid":
+        bad_grid_case()
+    else:
+        chain_case(case)
+for f in failures:
+    print("FAIL:", f, file=sys.stderr)
+for s in skipped:
+    print("skipped:", s)
+print(f"test_ranks ({BACKEND}, {GPUS if BACKEND == 'cuda' else 'no'} GPUs): "
+      f"{len(failures)} failure(s), {len(skipped)} skipped")
+if failures:
+    sys.exit(1)
+if BACKEND == "cuda" and GPUS < 2:
+    if os.environ.get("SIM_REQUIRE_GPU") == "1":
+        print("test_ranks: SIM_REQUIRE_GPU=1 but fewer than 2 GPUs", file=sys.stderr)
+        sys.exit(1)
+    sys.exit(77)  # skipped: the decomposed GPU chains need 2 GPUs or more
+sys.exit(0)
