@@ -145,6 +145,17 @@ constexpr size_t kMaxMeasurementBytes = 128;
 /// Bytes of the packed engine's bounded buffer for conversions to and from lexicographic bytes.
 constexpr size_t kPackedChunkBytes = size_t(1) << 24;
 
+/// Bytes of the spectral measurements' buffers: the order-parameter field (up to 4 components,
+/// double) and its half spectrum.
+inline size_t spectral_bytes(const EngineSettings& s) {
+  size_t sites = static_cast<size_t>(s.replicas);
+  for (int64_t l : s.dims) sites *= static_cast<size_t>(l);
+  size_t bytes = 0;
+  if (s.structure_factor_every > 0 || s.timeslice_every > 0) bytes += sites * 4 * 8;
+  if (s.structure_factor_every > 0) bytes += sites * 4 * 16;
+  return bytes;
+}
+
 /// Bytes an engine of these settings allocates on its backend (spins and their lexicographic
 /// copy, per-site acceptance counts, queued measurements, the spectral and Langevin buffers,
 /// scratch), so a lattice that would not fit is refused before anything is allocated.
@@ -165,9 +176,7 @@ inline size_t engine_bytes(const EngineSettings& s) {
   }
   // Bit-packed snapshots: their staging copy (or a chunk at a time).
   if (s.snapshot_bits) bytes += sites / 8 <= kMaxStagedSnapshotBytes ? sites / 8 : kPackedChunkBytes;
-  // The order-parameter field (up to 4 components, double) and its half spectrum.
-  if (spectral) bytes += sites * 4 * 8;
-  if (s.structure_factor_every > 0) bytes += sites * 4 * 16;
+  bytes += spectral_bytes(s);
   // Fourier-accelerated Langevin: the proposal, two double fields, two spectra, 1 / M'(k).
   for (UpdateAlgorithm a : s.sequence) {
     if (is_whole_lattice(a)) {

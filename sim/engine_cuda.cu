@@ -38,11 +38,13 @@ std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
   }
   LATTICA_CUDA_CHECK(cudaSetDevice(settings.cuda_device));
   EngineSettings box = settings;  // a decomposed engine holds its box with the ghost layers
+  size_t gathered = 0;            // and rank 0 the whole field for the spectra
   if (decomposed(settings)) {
     box.dims = Decomposition(settings.dims, settings.parallel_grid, settings.communicator->size())
                    .storage_extents();
+    if (settings.communicator->rank() == 0) gathered = spectral_bytes(settings) - spectral_bytes(box);
   }
-  const size_t needed = engine_bytes(box);
+  const size_t needed = engine_bytes(box) + gathered;
   size_t free_bytes = 0, total_bytes = 0;
   LATTICA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (needed > free_bytes) {

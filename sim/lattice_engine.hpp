@@ -96,9 +96,12 @@ class LatticeEngine final : public Engine {
       throw InputError("update.sequence: 1 to " + std::to_string(kMaxUpdatePasses) +
                        " passes per sweep");
     }
-    if (settings.structure_factor_every > 0 || settings.timeslice_every > 0) prepare_field();
-    if (settings.structure_factor_every > 0) prepare_structure_factor();
-    if (settings.timeslice_every > 0) prepare_timeslices();
+    // Decomposed, rank 0 computes the spectra of the gathered field; the others only send.
+    if (!box_ || box_->communicator().rank() == 0) {
+      if (settings.structure_factor_every > 0 || settings.timeslice_every > 0) prepare_field();
+      if (settings.structure_factor_every > 0) prepare_structure_factor();
+      if (settings.timeslice_every > 0) prepare_timeslices();
+    }
     if constexpr (Model::kTunableStep) {
       for (UpdateAlgorithm a : settings.sequence) metropolis_passes_ += a == UpdateAlgorithm::metropolis;
       if (metropolis_passes_ > 0) {
@@ -227,17 +230,29 @@ class LatticeEngine final : public Engine {
 
   /// A measurement's spectral parts, once its sums are queued.
   void measure_rest() {
-    const bool spectrum_due = fft_ && measurements_ % settings_.structure_factor_every == 0;
+    const bool spectrum_due = settings_.structure_factor_every > 0 &&
+                              measurements_ % settings_.structure_factor_every == 0;
     const bool timeslices_due =
         settings_.timeslice_every > 0 && measurements_ % settings_.timeslice_every == 0;
+    // Decomposed: the whole field on rank 0 (gathered a box at a time), which takes the spectra.
+    const bool here = !box_ || box_->communicator().rank() == 0;
     if (spectrum_due || timeslices_due) {
-      gather_lexicographic();
-      exec_.for_each(replicas() * components_ * lattice_.volume(),
-                     FieldComponents<Model>{params_, lexicographic_.data(), field_.data(),
-                                            lattice_.volume(), components_});
+      const Spin* source = lexicographic_.data();
+      if (box_) {
+        whole_host_.resize(here ? static_cast<size_t>(replicas() * volume_) : 0);
+        configuration(whole_host_.data());
+        if (here) exec_.copy_to_device(whole_host_.data(), whole_lexicographic_);
+        source = whole_lexicographic_.data();
+      } else {
+        gather_lexicographic();
+      }
+      if (here) {
+        exec_.for_each(replicas() * components_ * volume_,
+                       FieldComponents<Model>{params_, source, field_.data(), volume_, components_});
+      }
     }
-    if (spectrum_due) measure_structure_factor();
-    if (timeslices_due) measure_timeslices();
+    if (spectrum_due && here) measure_structure_factor();
+    if (timeslices_due && here) measure_timeslices();
     ++measurements_;
     ++queued_;
   }
@@ -427,11 +442,6 @@ class LatticeEngine final : public Engine {
   /// This rank's box of a decomposed lattice, its blocks and halo exchange (after the checks of
   /// what a decomposed run does not do yet).
   void make_box(const EngineSettings& s) {
-    if (s.structure_factor_every > 0 || s.timeslice_every > 0) {
-      throw InputError("measure.structure_factor / measure.timeslice: the spectral measurements "
-                       "need the whole field on one rank; they are not available with " +
-                       std::to_string(s.communicator->size()) + " ranks yet");
-    }
     if (std::any_of(s.sequence.begin(), s.sequence.end(), is_whole_lattice)) {
       throw InputError("update.sequence: langevin and mala move the whole lattice through its "
                        "Fourier modes; they are not available with " +
@@ -464,7 +474,8 @@ class LatticeEngine final : public Engine {
   /// The lexicographic order-parameter field both spectral measurements start from.
   void prepare_field() {
     components_ = Model::field_components(params_);
-    field_ = exec_.template allocate<double>(replicas() * components_ * lattice_.volume());
+    field_ = exec_.template allocate<double>(replicas() * components_ * volume_);
+    if (box_) whole_lexicographic_ = exec_.template allocate<Spin>(replicas() * volume_);
   }
 
   /// The plane-wave matrix (uploaded once), projections and the queue of correlators.
@@ -491,9 +502,8 @@ class LatticeEngine final : public Engine {
 
   /// Queues the time-slice correlators of every replica (no host wait).
   void measure_timeslices() {
-    const int64_t spatial_volume = lattice_.volume() / time_;
-    exec_.matmul_batched(time_, 2 * timeslice_momenta_, spatial_volume, field_.data(),
-                         lattice_.volume(), plane_waves_.data(), projections_.data(),
+    const int64_t spatial_volume = volume_ / time_;
+    exec_.matmul_batched(time_, 2 * timeslice_momenta_, spatial_volume, field_.data(), volume_, plane_waves_.data(), projections_.data(),
                          replicas() * components_);
     const int64_t per_measurement = replicas() * time_ * timeslice_momenta_;
     exec_.for_each(per_measurement,
@@ -502,7 +512,7 @@ class LatticeEngine final : public Engine {
                                            static_cast<int64_t>(timeslice_rows_.size()) *
                                                per_measurement,
                                        time_, timeslice_momenta_, components_,
-                                       1.0 / static_cast<double>(lattice_.volume())});
+                                       1.0 / static_cast<double>(volume_)});
     timeslice_rows_.push_back(queued_);
   }
 
@@ -527,14 +537,14 @@ class LatticeEngine final : public Engine {
     }
     summary_ = {spectrum_.data(), nullptr,   mean_field_sum_.data(),
                 modes_,           {},        static_cast<int>(min_axes_.size()),
-                replicas(),       components_, static_cast<double>(lattice_.volume())};
+                replicas(),       components_, static_cast<double>(volume_)};
     for (size_t i = 0; i < min_axes_.size(); ++i)
       summary_.unit_mode[i] = half_spectrum_unit_mode(settings_.dims.data(), D, min_axes_[i]);
   }
 
   /// Queues one structure-factor measurement of every replica from the gathered field.
   void measure_structure_factor() {
-    const int64_t volume = lattice_.volume();
+    const int64_t volume = volume_;
     fft_->forward(field_.data(), spectrum_.data());
     exec_.for_each(modes_, AccumulatePower{spectrum_.data(), power_sum_.data(),
                                            power_squares_.data(), modes_, replicas(),
@@ -707,6 +717,9 @@ class LatticeEngine final : public Engine {
   int components_ = 0;
   int64_t modes_ = 0;
   typename Exec::template Buffer<double> field_;
+  // Decomposed: rank 0's whole configuration for the spectra, on the host and the backend.
+  std::vector<Spin> whole_host_;
+  typename Exec::template Buffer<Spin> whole_lexicographic_;
   typename Exec::template Buffer<Complex> spectrum_;
   typename Exec::template Buffer<double> power_sum_, power_squares_, mean_field_sum_;
   typename Exec::template Buffer<double> spectral_queue_;  ///< [j][replica][S(0), S(k_min)]
