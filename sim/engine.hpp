@@ -163,7 +163,6 @@ inline size_t engine_bytes(const EngineSettings& s) {
   size_t volume = 1;
   for (int64_t l : s.dims) volume *= static_cast<size_t>(l);
   const size_t sites = volume * static_cast<size_t>(s.replicas);
-  const bool spectral = s.structure_factor_every > 0 || s.timeslice_every > 0;
   size_t bytes =
       static_cast<size_t>(s.measurement_capacity) * s.replicas * kMaxMeasurementBytes +
       (size_t(1) << 22);

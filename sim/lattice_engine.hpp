@@ -632,13 +632,15 @@ class LatticeEngine final : public Engine {
       for (int colour = 0; colour < 2; ++colour) {
         if (box_) {
           const int local = box_->local_colour(colour);
+          const UpdateColour<D, Model, true> update{lattice_, params_, spins_.data(),
+                                                    count ? accepted_.data() : nullptr, local,
+                                                    algorithm, static_cast<uint32_t>(pass), s};
           box_->update_colour(local, spins_.data(), [&](const RowBlock<D>& block) {
-            const auto updating = in_row_block(
-                block, lattice_.half_last, lattice_.half_volume,
-                UpdateColour<D, Model, true>{lattice_, params_, spins_.data(),
-                                             count ? accepted_.data() : nullptr, local, algorithm,
-                                             static_cast<uint32_t>(pass), s});
-            exec_.for_each(replicas() * updating.units(), updating);
+            for (int r = 0; r < replicas(); ++r) {  // UpdateColour's index: r * V/2 + site
+              const auto updating =
+                  in_row_block(block, lattice_.half_last, r * lattice_.half_volume, update);
+              exec_.for_each(updating.units(), updating);
+            }
           });
         } else {
           exec_.for_each(replicas() * lattice_.half_volume,

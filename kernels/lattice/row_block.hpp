@@ -2,19 +2,24 @@
 // Blocks of whole rows of a checkerboard lattice: the parts of a box that a decomposed engine
 // updates apart (its boundary layers before the halo exchange, the deep interior during it) and
 // measures (its interior, without ghosts). Rows run along the last axis, which is never split.
+// Naming a block's units costs a few multiply-highs (FastDivisor), not long divisions: the
+// packed Ising update is only ~25 instructions a site.
 
+#include <algorithm>
 #include <cstdint>
 
+#include "kernels/common/fast_divisor.hpp"
 #include "kernels/common/host_device.hpp"
 #include "kernels/lattice/checkerboard.hpp"
 
 namespace lattica {
 
 /// The rows whose coordinate along each axis a < D-1 is in [first[a], first[a] + count[a]).
+/// Precondition: the box has fewer than 2^32 rows.
 template <int D>
 struct RowBlock {
   int64_t first[D];
-  int64_t count[D];
+  FastDivisor count[D];   ///< of each axis (a divisor of 1 where the count is 0: rows is 0)
   int64_t row_stride[D];  ///< rows between neighbours along axis a of the whole box
   int64_t rows;           ///< product of the counts
 
@@ -25,7 +30,7 @@ struct RowBlock {
     int64_t stride = 1;
     for (int a = D - 2; a >= 0; --a) {
       b.first[a] = first[a];
-      b.count[a] = count[a];
+      b.count[a] = FastDivisor::make(static_cast<uint32_t>(std::max<int64_t>(count[a], 1)));
       b.row_stride[a] = stride;
       stride *= lattice.extent[a];
       b.rows *= count[a];
@@ -33,43 +38,49 @@ struct RowBlock {
     return b;
   }
 
-  /// The box's row index of the block's r-th row (row-major over the block).
-  LATTICA_HD_INLINE int64_t row(int64_t r) const {
+  /// The box's row index of the block's r-th row (row-major over the block), r < rows.
+  LATTICA_HD_INLINE int64_t row(uint32_t r) const {
     int64_t row = 0;
     for (int a = D - 2; a >= 0; --a) {
-      const int64_t q = r / count[a];
-      row += (first[a] + r - q * count[a]) * row_stride[a];
+      const uint32_t q = count[a].divide(r);
+      row += (first[a] + (r - q * count[a].divisor)) * row_stride[a];
       r = q;
     }
     return row;
   }
 };
 
-/// Runs a functor over the units (sites or packed words of one colour) of a block of rows: index
-/// t of replica * block units + unit of the block becomes f's index replica * replica_units +
-/// the unit's colour-local index. Returns what f returns, so reductions can use it too.
+/// Runs a functor over the units (sites, or packed words, of one colour) of a block of rows:
+/// index t < units() becomes f's index base + the unit's colour-local index.
 template <int D, class F>
 struct InRowBlock {
   RowBlock<D> block;
-  int64_t row_units;      ///< units per row and colour
-  int64_t replica_units;  ///< f's index step from one replica to the next
+  FastDivisor row_units;  ///< units per row and colour
+  bool narrow;            ///< units() < 2^32: 32-bit division suffices
+  int64_t base;           ///< added to every index (e.g. a replica's offset)
   F f;
 
-  int64_t units() const { return block.rows * row_units; }
+  int64_t units() const { return block.rows * static_cast<int64_t>(row_units.divisor); }
 
+  /// Returns what f returns, so reductions can use it too.
   LATTICA_HD_INLINE auto operator()(int64_t t) const {
-    const int64_t block_units = block.rows * row_units;
-    const int64_t replica = t / block_units;
-    const int64_t unit = t - replica * block_units;
-    const int64_t r = unit / row_units;
-    return f(replica * replica_units + block.row(r) * row_units + (unit - r * row_units));
+    const int64_t length = row_units.divisor;
+    int64_t r;
+    if (narrow) {
+      r = row_units.divide(static_cast<uint32_t>(t));
+    } else {
+      r = t / length;
+    }
+    return f(base + block.row(static_cast<uint32_t>(r)) * length + (t - r * length));
   }
 };
 
+/// f over the units of `block`, row_units per row, its indices offset by `base`.
 template <int D, class F>
-InRowBlock<D, F> in_row_block(const RowBlock<D>& block, int64_t row_units, int64_t replica_units,
+InRowBlock<D, F> in_row_block(const RowBlock<D>& block, int64_t row_units, int64_t base,
                               const F& f) {
-  return {block, row_units, replica_units, f};
+  const bool narrow = block.rows * row_units < (int64_t(1) << 32);
+  return {block, FastDivisor::make(static_cast<uint32_t>(row_units)), narrow, base, f};
 }
 
 }  // namespace lattica

@@ -8,6 +8,8 @@
 #include <random>
 #include <vector>
 
+#include "kernels/backend/cpu_exec.hpp"
+#include "sim/decomposed_box.hpp"
 #include "sim/decomposition.hpp"
 #include "sim/engine.hpp"
 
@@ -96,6 +98,100 @@ TEST(Decomposition, BoxesWithGhostsPutBackTogether) {
     d.box_into_whole(r, box.data(), rebuilt.data(), sizeof(double));
   }
   EXPECT_EQ(rebuilt, whole);  // the interiors tile the lattice exactly once
+}
+
+}  // namespace
+}  // namespace lattica
+
+namespace lattica {
+namespace {
+
+/// One rank of `size` that records the halo exchanges asked of it instead of sending.
+class RecordingCommunicator final : public Communicator {
+ public:
+  RecordingCommunicator(int rank, int size) : rank_(rank), size_(size) {}
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int local_rank() const override { return rank_; }
+  void allgather(const void*, void*, size_t) override { FAIL() << "not expected"; }
+  int64_t max(int64_t v) override { return v; }
+  void broadcast(void*, size_t, int) override {}
+  void send(const void*, size_t, int, int) override { FAIL() << "not expected"; }
+  void receive(void*, size_t, int, int) override { FAIL() << "not expected"; }
+  void exchange(int down, int up, const void*, const void*, void*, void*, size_t bytes,
+                void*) override {
+    log.push_back("exchange " + std::to_string(down) + " " + std::to_string(up) + " " +
+                  std::to_string(bytes));
+  }
+  void enable_device(int) override {}
+  std::unique_ptr<Communicator> split(int) override { return nullptr; }
+  std::vector<std::string> log;
+
+ private:
+  int rank_, size_;
+};
+
+/// The blocks one colour's pass updates: every interior row exactly once, no ghost row, the
+/// rows next to ghosts before the exchange and the rest after it.
+template <int D>
+void expect_blocks_cover_interior(const std::vector<int64_t>& dims, const std::vector<int>& grid,
+                                  int rank) {
+  const int ranks = std::accumulate(grid.begin(), grid.end(), 1, std::multiplies<int>());
+  auto comm = std::make_shared<RecordingCommunicator>(rank, ranks);
+  EngineSettings s;
+  s.dims = dims;
+  s.parallel_grid = grid;
+  s.communicator = comm;
+  s.replicas = 2;
+  const Checkerboard<D> lattice = engine_lattice<D>(s);
+  const CpuExec exec(1);
+  DecomposedBox<CpuExec, D> box(exec, s, lattice, 1, lattice.half_last, lattice.half_volume,
+                                lattice.volume());
+  const int64_t rows = lattice.half_volume / lattice.half_last;
+  std::vector<int> updates(static_cast<size_t>(rows), 0);
+  std::vector<char> before_exchange(static_cast<size_t>(rows), 0);
+  std::vector<int8_t> storage(static_cast<size_t>(s.replicas * lattice.volume()));
+  box.update_colour(0, storage.data(), [&](const RowBlock<D>& block) {
+    for (int64_t r = 0; r < block.rows; ++r) {
+      const int64_t row = block.row(r);
+      ++updates[static_cast<size_t>(row)];
+      before_exchange[static_cast<size_t>(row)] = comm->log.empty();
+    }
+  });
+  int split_axes = 0;
+  for (int a = 0; a < D - 1; ++a) split_axes += grid[a] > 1;
+  ASSERT_EQ(comm->log.size(), static_cast<size_t>(split_axes));
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t rest = row;
+    bool ghost = false, next_to_ghost = false;
+    for (int a = D - 2; a >= 0; --a) {
+      const int64_t x = rest % lattice.extent[a];
+      rest /= lattice.extent[a];
+      if (grid[a] == 1) continue;
+      ghost |= x == 0 || x == lattice.extent[a] - 1;
+      next_to_ghost |= x == 1 || x == lattice.extent[a] - 2;
+    }
+    EXPECT_EQ(updates[static_cast<size_t>(row)], ghost ? 0 : 1) << "row " << row;
+    if (!ghost) {
+      EXPECT_EQ(before_exchange[static_cast<size_t>(row)] != 0, next_to_ghost) << "row " << row;
+    }
+  }
+  // The first exchange goes along the first split axis, to that axis's neighbours.
+  const Decomposition d(dims, grid, ranks);
+  for (int a = 0; a < D - 1; ++a) {
+    if (grid[a] == 1) continue;
+    const std::string expected = "exchange " + std::to_string(d.neighbour(rank, a, -1)) + " " +
+                                 std::to_string(d.neighbour(rank, a, +1));
+    EXPECT_EQ(comm->log.front().rfind(expected, 0), 0u) << comm->log.front();
+    break;
+  }
+}
+
+TEST(DecomposedBox, BlocksCoverTheInteriorOnceBoundaryFirst) {
+  expect_blocks_cover_interior<2>({16, 64}, {4, 1}, 1);
+  expect_blocks_cover_interior<3>({8, 12, 64}, {2, 2, 1}, 3);
+  expect_blocks_cover_interior<3>({4, 8, 64}, {2, 1, 1}, 0);  // boxes of 2: no deep interior
+  expect_blocks_cover_interior<4>({8, 4, 12, 64}, {2, 2, 3, 1}, 7);
 }
 
 }  // namespace
