@@ -233,6 +233,15 @@ bool mpi_available() { return true; }
 #else  // no MPI in this build
 
 std::shared_ptr<Communicator> start_processes(int&, char**&) {
+  // Several copies started by a launcher would each run the whole chain into the same file.
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    const char* size = std::getenv(name);
+    if (size && std::atoi(size) > 1) {
+      throw std::runtime_error(std::string(name) + " = " + size +
+                               ": this sim was built without MPI, so it cannot share one run "
+                               "among ranks; rebuild with libopenmpi-dev installed");
+    }
+  }
   return std::make_shared<SoloCommunicator>();
 }
 void finish_processes() {}

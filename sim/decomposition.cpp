@@ -84,7 +84,8 @@ Decomposition::Decomposition(const std::vector<int64_t>& dims, std::vector<int> 
   }
   if (boxes != ranks) {
     throw InputError(given + " makes " + std::to_string(boxes) + " boxes but the run has " +
-                     std::to_string(ranks) + " rank(s); one box per rank");
+                     std::to_string(ranks) + " rank(s); one box per rank (start sim with mpirun -n " +
+                     std::to_string(boxes) + " or srun, or leave parallel.grid out to choose it)");
   }
   for (size_t a = 0; a < d; ++a) {
     if (!divides_evenly(dims[a], grid[a])) {

@@ -41,6 +41,9 @@ std::shared_ptr<lattica::Communicator> world;
 std::unique_ptr<lattica::Engine> make_engine(const lattica::Config& config, bool quiet) {
   lattica::EngineSettings settings = config.engine_settings();
   settings.communicator = world;
+  // A grid that was asked for must fit the ranks, also a run of one process.
+  if (!config.parallel_grid.empty())
+    lattica::Decomposition(config.dims, config.parallel_grid, world->size());
   std::string reason;
   const int devices = config.backend == "cpu" ? 0 : lattica::cuda_device_count(reason);
   if (world->size() > 1 && devices > 0) {

@@ -535,6 +535,21 @@ TEST_F(Cli, BadInputExitsTwoAndWritesNothing) {
   EXPECT_FALSE(fs::exists(path("out.h5")));
 }
 
+// parallel.grid (issue 8) must fit the lattice and the ranks, also for a single process; a
+// grid of one box per axis is the single process's run.
+TEST_F(Cli, ParallelGridMustFitTheRanks) {
+  for (const char* grid : {"parallel.grid=[2,1]", "parallel.grid=[1,2]", "parallel.grid=[2]",
+                           "parallel.grid=[0,1]"}) {
+    const RunResult r = sim(small_run({"--backend", "cpu", "--output", "out.h5", "--set", grid}));
+    EXPECT_EQ(r.exit_code, 2) << grid << "\n" << r;
+    EXPECT_NE(r.err.find("parallel.grid"), std::string::npos) << r;
+    EXPECT_FALSE(fs::exists(path("out.h5"))) << grid;
+  }
+  const RunResult one =
+      sim(small_run({"--backend", "cpu", "--output", "out.h5", "--set", "parallel.grid=[1,1]"}));
+  EXPECT_EQ(one.exit_code, 0) << one;
+}
+
 TEST_F(Cli, SeveralInputErrorsAreAllPrinted) {
   const RunResult r = sim(small_run(
       {"--output", "out.h5", "--set", "model.beta=-1", "--backend", "gpu", "--seed", "x"}));
