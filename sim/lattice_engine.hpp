@@ -198,8 +198,10 @@ class LatticeEngine final : public Engine {
       for (int r = 0; r < replicas(); ++r) {
         const SiteSums<D, Model> site_sums{lattice_, params_, spins_.data() + r * lattice_.volume()};
         if (box_) {  // the interior sites only
-          const auto interior = in_row_block(box_->interior(), lattice_.half_last, 0, site_sums);
-          exec_.template reduce_sum_into<Sums>(interior.units(), interior, sums + r);
+          over_row_block(box_->interior(), lattice_.half_last, 0, site_sums,
+                         [&](int64_t n, const auto& g) {
+                           exec_.template reduce_sum_into<Sums>(n, g, sums + r);
+                         });
         } else {
           exec_.template reduce_sum_into<Sums>(lattice_.half_volume, site_sums, sums + r);
         }
@@ -637,9 +639,8 @@ class LatticeEngine final : public Engine {
                                                     algorithm, static_cast<uint32_t>(pass), s};
           box_->update_colour(local, spins_.data(), [&](const RowBlock<D>& block) {
             for (int r = 0; r < replicas(); ++r) {  // UpdateColour's index: r * V/2 + site
-              const auto updating =
-                  in_row_block(block, lattice_.half_last, r * lattice_.half_volume, update);
-              exec_.for_each(updating.units(), updating);
+              over_row_block(block, lattice_.half_last, r * lattice_.half_volume, update,
+                             [&](int64_t n, const auto& g) { exec_.for_each(n, g); });
             }
           });
         } else {

@@ -64,10 +64,11 @@ class PackedIsing {
   void sums_into(IsingSums* sums) const {
     for (int r = 0; r < replicas_; ++r) {
       if (box_) {  // the interior words only
-        const auto interior = in_row_block(
-            box_->interior(), geometry_.row_words, 0,
-            PackedIsingSums<D>{geometry_, spins_.data() + r * replica_words()});
-        exec_.template reduce_sum_into<IsingSums>(interior.units(), interior, sums + r);
+        over_row_block(box_->interior(), geometry_.row_words, 0,
+                       PackedIsingSums<D>{geometry_, spins_.data() + r * replica_words()},
+                       [&](int64_t n, const auto& g) {
+                         exec_.template reduce_sum_into<IsingSums>(n, g, sums + r);
+                       });
         continue;
       }
       exec_.template reduce_sum_into<IsingSums>(
@@ -133,12 +134,14 @@ class PackedIsing {
                                                             spins_.data() + r * replica_words(),
                                                             static_cast<uint32_t>(r), colour, step};
             if (sums && second == 1) {
-              const auto summing = in_row_block(block, geometry_.row_words, 0,
-                                                PackedIsingUpdateSums<D, kSlots, true>{update});
-              exec_.template accumulate_exact_into<IsingSums>(summing.units(), summing, sums + r);
+              over_row_block(block, geometry_.row_words, 0,
+                             PackedIsingUpdateSums<D, kSlots, true>{update},
+                             [&](int64_t n, const auto& g) {
+                               exec_.template accumulate_exact_into<IsingSums>(n, g, sums + r);
+                             });
             } else {
-              const auto updating = in_row_block(block, geometry_.row_words, 0, update);
-              exec_.for_each(updating.units(), updating);
+              over_row_block(block, geometry_.row_words, 0, update,
+                             [&](int64_t n, const auto& g) { exec_.for_each(n, g); });
             }
           }
         });

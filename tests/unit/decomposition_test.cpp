@@ -153,9 +153,22 @@ void expect_blocks_cover_interior(const std::vector<int64_t>& dims, const std::v
   std::vector<int8_t> storage(static_cast<size_t>(s.replicas * lattice.volume()));
   box.update_colour(0, storage.data(), [&](const RowBlock<D>& block) {
     for (int64_t r = 0; r < block.rows; ++r) {
-      const int64_t row = block.row(r);
+      const int64_t row = block.row(static_cast<uint32_t>(r));
       ++updates[static_cast<size_t>(row)];
       before_exchange[static_cast<size_t>(row)] = comm->log.empty();
+    }
+    // The kernels' view of the block (a plain range where the rows are consecutive): unit t is
+    // unit t % half_last of the block's (t / half_last)-th row, after `base`.
+    const int64_t base = 1000;
+    std::vector<int64_t> seen;
+    over_row_block(block, lattice.half_last, base, [&](int64_t i) { seen.push_back(i); },
+                   [&](int64_t n, const auto& g) {
+                     for (int64_t t = 0; t < n; ++t) g(t);
+                   });
+    ASSERT_EQ(static_cast<int64_t>(seen.size()), block.rows * lattice.half_last);
+    for (int64_t t = 0; t < static_cast<int64_t>(seen.size()); ++t) {
+      const int64_t row = block.row(static_cast<uint32_t>(t / lattice.half_last));
+      ASSERT_EQ(seen[static_cast<size_t>(t)], base + row * lattice.half_last + t % lattice.half_last);
     }
   });
   int split_axes = 0;
