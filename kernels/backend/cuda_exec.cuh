@@ -281,10 +281,15 @@ class CudaExec {
     if (done.event_) LATTICA_CUDA_CHECK(cudaStreamWaitEvent(stream_, done.event_, 0));
   }
 
-  /// A second stream for work that overlaps the main one (halo exchanges), made on first use.
+  /// A second stream for work that overlaps the main one (halo exchanges), made on first use,
+  /// at the highest priority: its copies and NCCL kernels get SMs as soon as blocks of the
+  /// interior update retire, rather than after that whole kernel.
   void* side_stream() const {
     if (!side_stream_) {
-      LATTICA_CUDA_CHECK(cudaStreamCreateWithFlags(&side_stream_, cudaStreamNonBlocking));
+      int least = 0, greatest = 0;
+      LATTICA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+      LATTICA_CUDA_CHECK(
+          cudaStreamCreateWithPriority(&side_stream_, cudaStreamNonBlocking, greatest));
       LATTICA_CUDA_CHECK(cudaEventCreateWithFlags(&main_mark_, cudaEventDisableTiming));
       LATTICA_CUDA_CHECK(cudaEventCreateWithFlags(&side_mark_, cudaEventDisableTiming));
     }

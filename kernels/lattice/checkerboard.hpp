@@ -31,6 +31,7 @@ struct Checkerboard {
   int64_t origin[D];          ///< global coordinate of local coordinate 0 (last axis: 0)
   int64_t global_extent[D];   ///< extents of the whole lattice
   int64_t global_stride[D];   ///< lexicographic step for +1 along axis a of the whole lattice
+  bool narrow_axes;           ///< every global extent of axes < D-1 is below 2^31
 
   /// Builds the geometry. Precondition: every extent is even and >= 2.
   static Checkerboard make(const int64_t* extents) {
@@ -56,7 +57,9 @@ struct Checkerboard {
     g.stride[D - 1] = 1;
     g.half_volume = s;
     int64_t global = 1;
+    g.narrow_axes = true;
     for (int a = D - 1; a >= 0; --a) {
+      if (a < D - 1 && global_extents[a] >= (int64_t(1) << 31)) g.narrow_axes = false;
       g.global_extent[a] = global_extents[a];
       g.origin[a] = ((origin[a] % global_extents[a]) + global_extents[a]) % global_extents[a];
       g.global_stride[a] = global;
@@ -76,9 +79,18 @@ struct Checkerboard {
   /// along the last axis.
   LATTICA_HD_INLINE int64_t global_site(const int64_t (&x)[D], int64_t last) const {
     int64_t site = last;
+    if (narrow_axes) {  // 32-bit coordinates: a few percent of a phi^4 update
+      for (int a = 0; a < D - 1; ++a) {
+        uint32_t g = static_cast<uint32_t>(x[a]) + static_cast<uint32_t>(origin[a]);
+        const auto length = static_cast<uint32_t>(global_extent[a]);
+        if (g >= length) g -= length;  // x < extent <= global extent
+        site += static_cast<int64_t>(g) * global_stride[a];
+      }
+      return site;
+    }
     for (int a = 0; a < D - 1; ++a) {
       int64_t g = x[a] + origin[a];
-      if (g >= global_extent[a]) g -= global_extent[a];  // x < extent <= global extent
+      if (g >= global_extent[a]) g -= global_extent[a];
       site += g * global_stride[a];
     }
     return site;
