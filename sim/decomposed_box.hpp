@@ -3,9 +3,9 @@
 // geometry (Checkerboard::make_box with a ghost layer on each side of every split axis), the
 // row blocks it updates and measures, and the halo exchange between colours.
 //
-// One colour's pass: the boundary layers first, then the exchange of that colour's layers with
-// the neighbouring boxes on the backend's side stream while the deep interior is updated, and
-// the next pass waits for the exchange. Ghost sites are never updated (only exchanged), so the
+// One colour's pass: the boundary layers first, then the deep interior on the main stream while
+// that colour's layers are exchanged with the neighbouring boxes on the backend's side stream
+// (which waits for the boundary only), and the next pass waits for the exchange. Ghost sites are never updated (only exchanged), so the
 // chain of every interior site is the whole lattice's, bit for bit, on any grid.
 
 #include <cstdint>
@@ -84,12 +84,14 @@ class DecomposedBox {
 
   /// One pass over local colour `colour` of `storage` (the units of every replica):
   /// update(block) queues the colour's update of a row block.
+  /// The deep interior is queued before the exchange, so the host's time in NCCL's calls
+  /// overlaps it too; the exchange waits only for the boundary.
   template <class Update>
   void update_colour(int colour, void* storage, const Update& update) {
     for (const RowBlock<D>& block : boundary_) update(block);
     exec_.side_waits_for_main();
-    exchange(colour, static_cast<unsigned char*>(storage));
     if (deep_.rows > 0) update(deep_);
+    exchange(colour, static_cast<unsigned char*>(storage));
     exec_.main_waits_for_side();
   }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -132,7 +133,8 @@ class RecordingCommunicator final : public Communicator {
 };
 
 /// The blocks one colour's pass updates: every interior row exactly once, no ghost row, the
-/// rows next to ghosts before the exchange and the rest after it.
+/// rows next to ghosts in blocks before the others, and the exchange after the updates are
+/// queued.
 template <int D>
 void expect_blocks_cover_interior(const std::vector<int64_t>& dims, const std::vector<int>& grid,
                                   int rank) {
@@ -149,14 +151,17 @@ void expect_blocks_cover_interior(const std::vector<int64_t>& dims, const std::v
                                 lattice.volume());
   const int64_t rows = lattice.half_volume / lattice.half_last;
   std::vector<int> updates(static_cast<size_t>(rows), 0);
-  std::vector<char> before_exchange(static_cast<size_t>(rows), 0);
+  std::vector<int> block_of(static_cast<size_t>(rows), -1);
+  int blocks = 0;
   std::vector<int8_t> storage(static_cast<size_t>(s.replicas * lattice.volume()));
   box.update_colour(0, storage.data(), [&](const RowBlock<D>& block) {
     for (int64_t r = 0; r < block.rows; ++r) {
       const int64_t row = block.row(static_cast<uint32_t>(r));
       ++updates[static_cast<size_t>(row)];
-      before_exchange[static_cast<size_t>(row)] = comm->log.empty();
+      block_of[static_cast<size_t>(row)] = blocks;
+      EXPECT_TRUE(comm->log.empty()) << "an update queued after the exchange";
     }
+    ++blocks;
     // The kernels' view of the block (a plain range where the rows are consecutive): unit t is
     // unit t % half_last of the block's (t / half_last)-th row, after `base`.
     const int64_t base = 1000;
@@ -174,6 +179,7 @@ void expect_blocks_cover_interior(const std::vector<int64_t>& dims, const std::v
   int split_axes = 0;
   for (int a = 0; a < D - 1; ++a) split_axes += grid[a] > 1;
   ASSERT_EQ(comm->log.size(), static_cast<size_t>(split_axes));
+  int last_boundary_block = -1, first_deep_block = blocks;
   for (int64_t row = 0; row < rows; ++row) {
     int64_t rest = row;
     bool ghost = false, next_to_ghost = false;
@@ -185,10 +191,12 @@ void expect_blocks_cover_interior(const std::vector<int64_t>& dims, const std::v
       next_to_ghost |= x == 1 || x == lattice.extent[a] - 2;
     }
     EXPECT_EQ(updates[static_cast<size_t>(row)], ghost ? 0 : 1) << "row " << row;
-    if (!ghost) {
-      EXPECT_EQ(before_exchange[static_cast<size_t>(row)] != 0, next_to_ghost) << "row " << row;
-    }
+    if (ghost) continue;
+    const int block = block_of[static_cast<size_t>(row)];
+    if (next_to_ghost) last_boundary_block = std::max(last_boundary_block, block);
+    if (!next_to_ghost) first_deep_block = std::min(first_deep_block, block);
   }
+  EXPECT_LT(last_boundary_block, first_deep_block) << "the boundary rows come first";
   // The first exchange goes along the first split axis, to that axis's neighbours.
   const Decomposition d(dims, grid, ranks);
   for (int a = 0; a < D - 1; ++a) {
@@ -200,7 +208,7 @@ void expect_blocks_cover_interior(const std::vector<int64_t>& dims, const std::v
   }
 }
 
-TEST(DecomposedBox, BlocksCoverTheInteriorOnceBoundaryFirst) {
+TEST(DecomposedBox, BlocksCoverTheInteriorOnceBoundaryFirstThenExchange) {
   expect_blocks_cover_interior<2>({16, 64}, {4, 1}, 1);
   expect_blocks_cover_interior<3>({8, 12, 64}, {2, 2, 1}, 3);
   expect_blocks_cover_interior<3>({4, 8, 64}, {2, 1, 1}, 0);  // boxes of 2: no deep interior
