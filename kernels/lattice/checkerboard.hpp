@@ -32,6 +32,12 @@ struct Checkerboard {
   int64_t global_extent[D];   ///< extents of the whole lattice
   int64_t global_stride[D];   ///< lexicographic step for +1 along axis a of the whole lattice
   bool narrow_axes;           ///< every global extent of axes < D-1 is below 2^31
+  // A slab: the box differs from the whole lattice along axis 0 only (grids that split only
+  // the slowest axis). Its sites' global names are then the local lexicographic index plus
+  // slab_offset, modulo the global volume: one add and compare instead of global_site().
+  bool slab;
+  int64_t slab_offset;    ///< origin[0] * global_stride[0]
+  int64_t global_volume;
 
   /// Builds the geometry. Precondition: every extent is even and >= 2.
   static Checkerboard make(const int64_t* extents) {
@@ -65,6 +71,10 @@ struct Checkerboard {
       g.global_stride[a] = global;
       global *= global_extents[a];
     }
+    g.global_volume = global;
+    g.slab = true;
+    for (int a = 1; a < D; ++a) g.slab &= g.origin[a] == 0 && extents[a] == global_extents[a];
+    g.slab_offset = g.origin[0] * g.global_stride[0];
     return g;
   }
 
@@ -77,6 +87,17 @@ struct Checkerboard {
 
   /// Global lexicographic index of the site at local coordinates x (axes < D-1) and `last`
   /// along the last axis.
+  /// The global name of a slab's site of local lexicographic index `local` (see slab).
+  LATTICA_HD_INLINE int64_t slab_site(int64_t local) const {
+    const int64_t site = local + slab_offset;  // < 2 V: the box is at most the lattice
+    return site >= global_volume ? site - global_volume : site;
+  }
+
+  /// The global name of the site at local coordinates x, last (kBoxed naming).
+  LATTICA_HD_INLINE int64_t boxed_site(const int64_t (&x)[D], int64_t last, int64_t local) const {
+    return slab ? slab_site(local) : global_site(x, last);
+  }
+
   LATTICA_HD_INLINE int64_t global_site(const int64_t (&x)[D], int64_t last) const {
     int64_t site = last;
     if (narrow_axes) {  // 32-bit coordinates: a few percent of a phi^4 update
@@ -127,7 +148,7 @@ struct Checkerboard {
     int64_t x[D];
     int64_t h;
     const int p = decompose(j, colour, x, h);
-    return kBoxed ? global_site(x, 2 * h + p) : 2 * j + p;
+    return kBoxed ? boxed_site(x, 2 * h + p, 2 * j + p) : 2 * j + p;
   }
 
   /// Calls visit(k) for each of the 2D neighbours of colour-local site j, in the order
@@ -151,7 +172,7 @@ struct Checkerboard {
     const int64_t previous_pair = row + (h == 0 ? half_last - 1 : h - 1);
     visit(p ? next_pair : row + h);      // + last axis
     visit(p ? row + h : previous_pair);  // - last axis
-    return kBoxed ? global_site(x, 2 * h + p) : 2 * j + p;
+    return kBoxed ? boxed_site(x, 2 * h + p, 2 * j + p) : 2 * j + p;
   }
 
   /// Position of colour-local site j in its random-number group (kLanesPerGroup sites of one

@@ -94,7 +94,8 @@ struct PackedLattice {
       nb[2 * D - 2] = same;
       nb[2 * D - 1] = (same << 1) | (previous >> 31);
     }
-    return kBoxed ? lattice.global_site(coordinates, 64 * static_cast<int64_t>(w) + p)
+    return kBoxed ? lattice.boxed_site(coordinates, 64 * static_cast<int64_t>(w) + p,
+                                       64 * static_cast<int64_t>(k) + p)
                   : 64 * static_cast<int64_t>(k) + p;
   }
 };

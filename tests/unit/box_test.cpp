@@ -16,12 +16,8 @@
 namespace lattica::test {
 namespace {
 
-TEST(Box, GlobalSiteNamesTheWholeLatticesSite) {
-  const int64_t global[3] = {6, 8, 10};
-  const Box<3> box(global, {3, 2, 1}, {2, 1, 0});  // wraps along axis 0: rows 3 .. 6 (= 0)
-  EXPECT_EQ(box.local.extent[0], 4);
-  EXPECT_EQ(box.local.extent[1], 6);
-  EXPECT_EQ(box.local.colour_flip(), (3 + 3) & 1);
+/// Every site of the box, ghosts included, is named as the whole lattice names it.
+void expect_global_names(const Box<3>& box) {
   for (int64_t i = 0; i < box.local.volume(); ++i) {
     bool interior = false;
     const int64_t w = box.whole_position(i, interior);
@@ -32,6 +28,23 @@ TEST(Box, GlobalSiteNamesTheWholeLatticesSite) {
     EXPECT_EQ(box.local.site_index<true>(j, colour),
               box.whole.lex_index(w - whole_colour * box.whole.half_volume, whole_colour));
     EXPECT_EQ(whole_colour, colour ^ box.local.colour_flip());
+  }
+}
+
+TEST(Box, GlobalSiteNamesTheWholeLatticesSite) {
+  const int64_t global[3] = {6, 8, 10};
+  const Box<3> box(global, {3, 2, 1}, {2, 1, 0});  // wraps along axis 0: rows 3 .. 6 (= 0)
+  EXPECT_EQ(box.local.extent[0], 4);
+  EXPECT_EQ(box.local.extent[1], 6);
+  EXPECT_EQ(box.local.colour_flip(), (3 + 3) & 1);
+  EXPECT_FALSE(box.local.slab);
+  expect_global_names(box);
+  // Slabs (split along axis 0 only) name sites by offset and wrap: the first box's lower ghost
+  // and the last box's upper ghost wrap around.
+  for (int index : {0, 1, 2}) {
+    const Box<3> slab(global, {3, 1, 1}, {index, 0, 0});
+    EXPECT_TRUE(slab.local.slab);
+    expect_global_names(slab);
   }
 }
 
@@ -67,6 +80,10 @@ TEST(Box, PackedIsingInteriorFollowsTheWholeLattice) {
   const int64_t global[3] = {6, 8, 128};
   expect_packed_box_follows_whole(exec, Box<3>(global, {3, 2, 1}, {1, 1, 0}),
                                   make_ising_params(3, 0.3, -0.2, 11), 3);
+  for (int index : {0, 2}) {  // slabs, wrapping at either end
+    expect_packed_box_follows_whole(exec, Box<3>(global, {3, 1, 1}, {index, 0, 0}),
+                                    make_ising_params(3, 0.3, -0.2, 11), 2);
+  }
 }
 
 }  // namespace
