@@ -169,6 +169,12 @@ def bad_grid_case():
             failures.append(f"grid {grid}: a refused run wrote {out}")
 
 
+if BACKEND == "cuda" and GPUS < 2:  # the decomposed GPU chains need a GPU per rank
+    if os.environ.get("SIM_REQUIRE_GPU") == "1":
+        print(f"test_ranks: SIM_REQUIRE_GPU=1 but {GPUS} GPU(s); 2 or more needed", file=sys.stderr)
+        sys.exit(1)
+    print(f"test_ranks (cuda): skipped, {GPUS} GPU(s)")
+    sys.exit(77)
 os.makedirs(WORK, exist_ok=True)
 for case in list(CASES) + ["resume", "bad_grid"]:
     if ONLY and case not in ONLY:
@@ -185,11 +191,4 @@ for s in skipped:
     print("skipped:", s)
 print(f"test_ranks ({BACKEND}, {GPUS if BACKEND == 'cuda' else 'no'} GPUs): "
       f"{len(failures)} failure(s), {len(skipped)} skipped")
-if failures:
-    sys.exit(1)
-if BACKEND == "cuda" and GPUS < 2:
-    if os.environ.get("SIM_REQUIRE_GPU") == "1":
-        print("test_ranks: SIM_REQUIRE_GPU=1 but fewer than 2 GPUs", file=sys.stderr)
-        sys.exit(1)
-    sys.exit(77)  # skipped: the decomposed GPU chains need 2 GPUs or more
-sys.exit(0)
+sys.exit(1 if failures else 0)
