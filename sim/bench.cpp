@@ -110,26 +110,25 @@ EngineSettings settings_for(const BenchOptions& o, const KernelCase& k,
 }
 
 /// Median seconds per sweep of `engine`, after warm-up; sweeps per repeat chosen so a repeat
-/// takes about 0.2 s.
-double seconds_per_sweep(Engine& engine, int repeats) {
+/// takes about 0.2 s. A decomposed engine's `ranks` run the same sweeps, and each time is the
+/// slowest rank's.
+double seconds_per_sweep(Engine& engine, int repeats, Communicator* ranks = nullptr) {
+  auto slowest = [&](double seconds) {
+    if (!ranks) return seconds;
+    return 1e-9 * static_cast<double>(ranks->max(static_cast<int64_t>(seconds * 1e9)));
+  };
   engine.initialize();
   uint64_t sweep = 0;
-  double one = engine.timed_sweeps(sweep++, 1);  // warm-up (and a first estimate)
-  one = std::max(engine.timed_sweeps(sweep++, 1), 1e-7);
+  engine.timed_sweeps(sweep++, 1);  // warm-up
+  const double one = std::max(slowest(engine.timed_sweeps(sweep++, 1)), 1e-7);
   const auto count = static_cast<uint64_t>(std::clamp(0.2 / one, 1.0, 2000.0));
   std::vector<double> times;
   for (int r = 0; r < repeats; ++r) {
-    times.push_back(engine.timed_sweeps(sweep, count) / static_cast<double>(count));
+    times.push_back(slowest(engine.timed_sweeps(sweep, count)) / static_cast<double>(count));
     sweep += count;
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
-}
-
-int64_t volume_of(const std::vector<int64_t>& dims) {
-  int64_t v = 1;
-  for (int64_t l : dims) v *= l;
-  return v;
 }
 
 /// The type of the site variable: int8 (Ising), uint8 (Potts), float or double.
@@ -166,26 +165,6 @@ void write_json(const std::string& path, const std::string& device, double copy,
   }
   out << "  ]\n}\n";
   if (!out) throw std::runtime_error("cannot write " + path);
-}
-
-/// Seconds per sweep of a decomposed engine, the slowest rank's (every rank runs the same
-/// sweeps): the median of `repeats` after a warm-up.
-double ranks_seconds_per_sweep(Engine& engine, Communicator& ranks, int repeats) {
-  auto slowest = [&](double seconds) {
-    return 1e-9 * static_cast<double>(ranks.max(static_cast<int64_t>(seconds * 1e9)));
-  };
-  engine.initialize();
-  uint64_t sweep = 0;
-  engine.timed_sweeps(sweep++, 1);  // warm-up
-  const double one = std::max(slowest(engine.timed_sweeps(sweep++, 1)), 1e-7);
-  const auto count = static_cast<uint64_t>(std::clamp(0.2 / one, 1.0, 2000.0));
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    times.push_back(slowest(engine.timed_sweeps(sweep, count)) / static_cast<double>(count));
-    sweep += count;
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
 }
 
 struct ScalingPoint {
@@ -254,7 +233,7 @@ int run_scaling(const BenchOptions& o, Communicator& world) {
         std::unique_ptr<Engine> engine =
             o.backend == "cuda" ? make_cuda_engine(s) : make_cpu_engine(s);
         device_name = engine->device_name();
-        p.seconds_per_sweep = ranks_seconds_per_sweep(*engine, *part, o.repeats);
+        p.seconds_per_sweep = seconds_per_sweep(*engine, o.repeats, part.get());
       } catch (const InputError& e) {
         if (root) std::fprintf(stderr, "sim bench: error: %d rank(s), %s: %s\n", n,
                                dims_text(p.dims).c_str(), e.what());

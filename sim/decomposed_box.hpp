@@ -50,7 +50,6 @@ class DecomposedBox {
         lattice_(lattice),
         replicas_(settings.replicas),
         unit_bytes_(unit_bytes),
-        row_units_(row_units),
         colour_units_(colour_units),
         replica_units_(replica_units) {
     if (D < 2) throw InputError("parallel: a 1D lattice cannot be split (its only axis is the last)");
@@ -77,7 +76,6 @@ class DecomposedBox {
 
   /// Local colour of global colour c (every box has the same origin parity).
   int local_colour(int c) const { return c ^ lattice_.colour_flip(); }
-  const Decomposition& decomposition() const { return decomposition_; }
   Communicator& communicator() const { return comm_; }
   /// The interior rows (every site but the ghosts), for measurements.
   const RowBlock<D>& interior() const { return interior_; }
@@ -145,7 +143,7 @@ class DecomposedBox {
   /// every replica) on rank 0; other ranks leave `whole` alone. Collective; one box at a time.
   void gather_whole(const void* box, void* whole, size_t site_bytes) {
     const int64_t box_sites = lattice_.volume();
-    const int64_t sites = whole_volume();
+    const int64_t sites = volume_of(decomposition_.dims());
     const size_t box_bytes = static_cast<size_t>(replicas_ * box_sites) * site_bytes;
     if (comm_.rank() != 0) return comm_.send(box, box_bytes, 0, kGatherTag);
     std::vector<unsigned char> received(box_bytes);
@@ -167,19 +165,14 @@ class DecomposedBox {
   /// This rank's box (as gather_whole takes it) out of a whole configuration held by every rank.
   void box_from_whole(const void* whole, void* box, size_t site_bytes) const {
     const int64_t box_sites = lattice_.volume();
+    const int64_t sites = volume_of(decomposition_.dims());
     for (int r = 0; r < replicas_; ++r) {
       decomposition_.box_from_whole(
           comm_.rank(),
-          static_cast<const unsigned char*>(whole) + static_cast<size_t>(r * whole_volume()) * site_bytes,
+          static_cast<const unsigned char*>(whole) + static_cast<size_t>(r * sites) * site_bytes,
           static_cast<unsigned char*>(box) + static_cast<size_t>(r * box_sites) * site_bytes,
           site_bytes);
     }
-  }
-
-  int64_t whole_volume() const {
-    int64_t v = 1;
-    for (int64_t l : decomposition_.dims()) v *= l;
-    return v;
   }
 
  private:
@@ -232,7 +225,7 @@ class DecomposedBox {
   Checkerboard<D> lattice_;
   int replicas_;
   size_t unit_bytes_;
-  int64_t row_units_, colour_units_, replica_units_;
+  int64_t colour_units_, replica_units_;
   RowBlock<D> interior_{}, deep_{};
   std::vector<RowBlock<D>> boundary_;
   std::vector<Layer> layers_;

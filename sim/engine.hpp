@@ -106,6 +106,13 @@ struct ExactHistogram {
   long long samples = 0;
 };
 
+/// Sites of a lattice of these extents.
+inline int64_t volume_of(const std::vector<int64_t>& dims) {
+  int64_t v = 1;
+  for (int64_t l : dims) v *= l;
+  return v;
+}
+
 /// Bytes of one site's variable for a model (for memory estimates before allocating).
 inline size_t site_bytes(const EngineSettings& s) {
   const size_t real = s.precision == Precision::float32 ? 4 : 8;
@@ -148,8 +155,7 @@ constexpr size_t kPackedChunkBytes = size_t(1) << 24;
 /// Bytes of the spectral measurements' buffers: the order-parameter field (up to 4 components,
 /// double) and its half spectrum.
 inline size_t spectral_bytes(const EngineSettings& s) {
-  size_t sites = static_cast<size_t>(s.replicas);
-  for (int64_t l : s.dims) sites *= static_cast<size_t>(l);
+  const size_t sites = static_cast<size_t>(s.replicas) * static_cast<size_t>(volume_of(s.dims));
   size_t bytes = 0;
   if (s.structure_factor_every > 0 || s.timeslice_every > 0) bytes += sites * 4 * 8;
   if (s.structure_factor_every > 0) bytes += sites * 4 * 16;

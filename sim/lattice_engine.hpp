@@ -72,7 +72,7 @@ class LatticeEngine final : public Engine {
   explicit LatticeEngine(const EngineSettings& settings)
       : exec_(ExecOptions{settings.cpu_threads, settings.cuda_device, settings.cuda_block_size}),
         lattice_(engine_lattice<D>(settings)),
-        volume_(whole_volume(settings)),
+        volume_(volume_of(settings.dims)),
         params_(model_params(Model{}, settings, D)),
         settings_(settings),
         spins_(exec_.template allocate<Spin>(storage_sites(settings, lattice_))),
@@ -97,7 +97,7 @@ class LatticeEngine final : public Engine {
                        " passes per sweep");
     }
     // Decomposed, rank 0 computes the spectra of the gathered field; the others only send.
-    if (!box_ || box_->communicator().rank() == 0) {
+    if (root()) {
       if (settings.structure_factor_every > 0 || settings.timeslice_every > 0) prepare_field();
       if (settings.structure_factor_every > 0) prepare_structure_factor();
       if (settings.timeslice_every > 0) prepare_timeslices();
@@ -237,7 +237,7 @@ class LatticeEngine final : public Engine {
     const bool timeslices_due =
         settings_.timeslice_every > 0 && measurements_ % settings_.timeslice_every == 0;
     // Decomposed: the whole field on rank 0 (gathered a box at a time), which takes the spectra.
-    const bool here = !box_ || box_->communicator().rank() == 0;
+    const bool here = root();
     if (spectrum_due || timeslices_due) {
       const Spin* source = lexicographic_.data();
       if (box_) {
@@ -374,8 +374,7 @@ class LatticeEngine final : public Engine {
     if (queued_ != 0) throw std::logic_error("LatticeEngine::state: collect() first");
     EngineState s;
     // Decomposed: gathered on rank 0, which writes the checkpoint.
-    if (!box_ || box_->communicator().rank() == 0)
-      s.configuration.resize(static_cast<size_t>(replicas() * volume_) * sizeof(Spin));
+    if (root()) s.configuration.resize(static_cast<size_t>(replicas() * volume_) * sizeof(Spin));
     configuration(s.configuration.data());
     s.histograms = histograms_;
     structure_factor(s.structure_factor);
@@ -435,11 +434,9 @@ class LatticeEngine final : public Engine {
   }
 
  private:
-  static int64_t whole_volume(const EngineSettings& s) {
-    int64_t v = 1;
-    for (int64_t l : s.dims) v *= l;
-    return v;
-  }
+  /// Whether this engine holds the whole lattice's results: alone, or rank 0 of a decomposition
+  /// (which gathers configurations and takes the spectra).
+  bool root() const { return !box_ || box_->communicator().rank() == 0; }
 
   /// This rank's box of a decomposed lattice, its blocks and halo exchange (after the checks of
   /// what a decomposed run does not do yet).
@@ -463,12 +460,13 @@ class LatticeEngine final : public Engine {
   /// A decomposed engine's snapshot: gathered into rank 0's frame at once (bit-packed there).
   void gathered_snapshot(typename Exec::template HostFrame<unsigned char>& frame, int64_t bytes,
                          bool bits) {
-    const bool root = box_->communicator().rank() == 0;
-    if (root && frame.size() != bytes) frame = typename Exec::template HostFrame<unsigned char>(bytes);
-    if (!bits) return configuration(root ? frame.data() : nullptr);
-    std::vector<int8_t> whole(root ? static_cast<size_t>(replicas() * volume_) : 0);
+    if (root() && frame.size() != bytes) {
+      frame = typename Exec::template HostFrame<unsigned char>(bytes);
+    }
+    if (!bits) return configuration(root() ? frame.data() : nullptr);
+    std::vector<int8_t> whole(root() ? static_cast<size_t>(replicas() * volume_) : 0);
     configuration(whole.data());
-    if (!root) return;
+    if (!root()) return;
     const PackSpinBits<LexicographicSpinBits> pack{{whole.data()}, frame.data(), 0};
     for (int64_t i = 0; i < bytes; ++i) pack(i);
   }
@@ -505,8 +503,8 @@ class LatticeEngine final : public Engine {
   /// Queues the time-slice correlators of every replica (no host wait).
   void measure_timeslices() {
     const int64_t spatial_volume = volume_ / time_;
-    exec_.matmul_batched(time_, 2 * timeslice_momenta_, spatial_volume, field_.data(), volume_, plane_waves_.data(), projections_.data(),
-                         replicas() * components_);
+    exec_.matmul_batched(time_, 2 * timeslice_momenta_, spatial_volume, field_.data(), volume_,
+                         plane_waves_.data(), projections_.data(), replicas() * components_);
     const int64_t per_measurement = replicas() * time_ * timeslice_momenta_;
     exec_.for_each(per_measurement,
                    CorrelateTimeslices{projections_.data(),
@@ -546,11 +544,10 @@ class LatticeEngine final : public Engine {
 
   /// Queues one structure-factor measurement of every replica from the gathered field.
   void measure_structure_factor() {
-    const int64_t volume = volume_;
     fft_->forward(field_.data(), spectrum_.data());
     exec_.for_each(modes_, AccumulatePower{spectrum_.data(), power_sum_.data(),
                                            power_squares_.data(), modes_, replicas(),
-                                           components_, static_cast<double>(volume)});
+                                           components_, static_cast<double>(volume_)});
     SpectrumSummary summary = summary_;
     summary.out = spectral_queue_.data() + spectral_rows_.size() * 2 * replicas();
     exec_.for_each(1, summary);

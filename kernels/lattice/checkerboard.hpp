@@ -31,7 +31,6 @@ struct Checkerboard {
   int64_t origin[D];          ///< global coordinate of local coordinate 0 (last axis: 0)
   int64_t global_extent[D];   ///< extents of the whole lattice
   int64_t global_stride[D];   ///< lexicographic step for +1 along axis a of the whole lattice
-  bool narrow_axes;           ///< every global extent of axes < D-1 is below 2^31
   // A slab: the box differs from the whole lattice along axis 0 only (grids that split only
   // the slowest axis). Its sites' global names are then the local lexicographic index plus
   // slab_offset, modulo the global volume: one add and compare instead of global_site().
@@ -63,9 +62,7 @@ struct Checkerboard {
     g.stride[D - 1] = 1;
     g.half_volume = s;
     int64_t global = 1;
-    g.narrow_axes = true;
     for (int a = D - 1; a >= 0; --a) {
-      if (a < D - 1 && global_extents[a] >= (int64_t(1) << 31)) g.narrow_axes = false;
       g.global_extent[a] = global_extents[a];
       g.origin[a] = ((origin[a] % global_extents[a]) + global_extents[a]) % global_extents[a];
       g.global_stride[a] = global;
@@ -85,8 +82,6 @@ struct Checkerboard {
     return static_cast<int>(sum & 1);
   }
 
-  /// Global lexicographic index of the site at local coordinates x (axes < D-1) and `last`
-  /// along the last axis.
   /// The global name of a slab's site of local lexicographic index `local` (see slab).
   LATTICA_HD_INLINE int64_t slab_site(int64_t local) const {
     const int64_t site = local + slab_offset;  // < 2 V: the box is at most the lattice
@@ -98,20 +93,13 @@ struct Checkerboard {
     return slab ? slab_site(local) : global_site(x, last);
   }
 
+  /// Global lexicographic index of the site at local coordinates x (axes < D-1) and `last`
+  /// along the last axis.
   LATTICA_HD_INLINE int64_t global_site(const int64_t (&x)[D], int64_t last) const {
     int64_t site = last;
-    if (narrow_axes) {  // 32-bit coordinates: a few percent of a phi^4 update
-      for (int a = 0; a < D - 1; ++a) {
-        uint32_t g = static_cast<uint32_t>(x[a]) + static_cast<uint32_t>(origin[a]);
-        const auto length = static_cast<uint32_t>(global_extent[a]);
-        if (g >= length) g -= length;  // x < extent <= global extent
-        site += static_cast<int64_t>(g) * global_stride[a];
-      }
-      return site;
-    }
     for (int a = 0; a < D - 1; ++a) {
       int64_t g = x[a] + origin[a];
-      if (g >= global_extent[a]) g -= global_extent[a];
+      if (g >= global_extent[a]) g -= global_extent[a];  // x < extent <= global extent
       site += g * global_stride[a];
     }
     return site;

@@ -74,11 +74,12 @@ CASES = {
     "o3_2d": ("[8, 12]", 'kind = "on"\nn = 3\nbeta = 0.7\nprecision = "float"', "",
               [(2, None), (4, [4, 1])], 1e-5),
 }
-SPECTRAL = "structure_factor = true\nstructure_factor_every = 2\ntimeslice = true\n"
-EXTRA_INPUT = {"ising3d_spectral": "\n[measure]\n" + SPECTRAL,
-               "phi4_2d_spectral": "\n[measure]\n" + SPECTRAL,
-               "ising4d_packed_bits": '\n[output]\nsnapshot_packing = "bits"\n',
-               "potts3d_heatbath": '\n[update]\nalgorithm = "heatbath"\n'}
+# Appended to a case's input, whose last section is [output].
+SPECTRAL = "[measure]\nstructure_factor = true\nstructure_factor_every = 2\ntimeslice = true\n"
+EXTRA_INPUT = {"ising3d_spectral": SPECTRAL,
+               "phi4_2d_spectral": SPECTRAL,
+               "ising4d_packed_bits": 'snapshot_packing = "bits"\n',
+               "potts3d_heatbath": '[update]\nalgorithm = "heatbath"\n'}
 
 
 def run(ranks, args, expect=0):
@@ -107,13 +108,7 @@ def compare(a, b, rtol):
 
 def chain_case(name):
     dims, model, extra, layouts, rtol = CASES[name]
-    text = toml(dims, model, extra)
-    if name in EXTRA_INPUT:  # keys of another section go before [output]'s
-        head, tail = text.split("[output]")
-        text = head + EXTRA_INPUT[name].replace("\n[output]\n", "") + "[output]" + tail
-        if "snapshot_packing" in EXTRA_INPUT[name]:
-            text = toml(dims, model, extra) + 'snapshot_packing = "bits"\n'
-    path = write_input(name, text)
+    path = write_input(name, toml(dims, model, extra) + EXTRA_INPUT.get(name, ""))
     reference = os.path.join(WORK, f"{name}.1.h5")
     # Discrete chains are the CPU's on every backend; continuous ones, and spectra (cuFFT against
     # FFTW), round differently there.
