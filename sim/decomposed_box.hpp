@@ -5,8 +5,9 @@
 //
 // One colour's pass: the boundary layers first, then the deep interior on the main stream while
 // that colour's layers are exchanged with the neighbouring boxes on the backend's side stream
-// (which waits for the boundary only), and the next pass waits for the exchange. Ghost sites are never updated (only exchanged), so the
-// chain of every interior site is the whole lattice's, bit for bit, on any grid.
+// (which waits for the boundary only), and the next pass waits for the exchange. Ghost sites
+// are never updated (only exchanged), so the chain of every interior site is the whole
+// lattice's, bit for bit, on any grid.
 
 #include <cstdint>
 #include <cstring>
@@ -34,7 +35,9 @@ Checkerboard<D> engine_lattice(const EngineSettings& s) {
   const Decomposition d(s.dims, s.parallel_grid, s.communicator->size());
   const std::vector<int64_t> extents = d.storage_extents();
   const std::vector<int64_t> origin = d.storage_origin(s.communicator->rank());
-  return Checkerboard<D>::make_box(extents.data(), s.dims.data(), origin.data());
+  int64_t ghosts[D];
+  for (int a = 0; a < D; ++a) ghosts[a] = d.split(a) ? 1 : 0;
+  return Checkerboard<D>::make_box(extents.data(), s.dims.data(), origin.data(), ghosts);
 }
 
 template <class Exec, int D>
@@ -65,9 +68,11 @@ class DecomposedBox {
       for (int b = 0; b < a; ++b) layer.runs *= lattice.extent[b];
       layer.pitch = lattice.extent[a] * layer.width;
       layer.bytes = static_cast<size_t>(replicas_ * layer.runs * layer.width) * unit_bytes;
+      layer.in_place = layer.runs == 1 && replicas_ == 1;
       for (auto* buffer : {&layer.send_down, &layer.send_up, &layer.receive_down,
                            &layer.receive_up}) {
-        *buffer = exec.template allocate<unsigned char>(static_cast<int64_t>(layer.bytes));
+        if (!layer.in_place)
+          *buffer = exec.template allocate<unsigned char>(static_cast<int64_t>(layer.bytes));
       }
       layers_.push_back(std::move(layer));
     }
@@ -106,6 +111,11 @@ class DecomposedBox {
                static_cast<size_t>(r * replica_units_ + colour * colour_units_ + x * layer.width) *
                    unit;
       };
+      if (layer.in_place) {
+        comm_.exchange(layer.down, layer.up, at(0, 1), at(0, extent - 2), at(0, 0),
+                       at(0, extent - 1), layer.bytes, exec_.side_stream());
+        continue;
+      }
       for (int r = 0; r < replicas_; ++r) {
         exec_.copy_rows(layer.send_down.data() + r * replica_bytes, run, at(r, 1), pitch, run,
                         layer.runs);
@@ -185,6 +195,9 @@ class DecomposedBox {
     int64_t runs = 0;      ///< runs per layer and replica
     int64_t pitch = 0;     ///< units from one run to the next
     size_t bytes = 0;      ///< of one layer, every replica
+    /// The layer is one contiguous run (axis 0, one replica): it is sent from
+    /// and received into the storage itself, with no copies around the exchange.
+    bool in_place = false;
     typename Exec::template Buffer<unsigned char> send_down, send_up, receive_down, receive_up;
   };
 

@@ -59,7 +59,7 @@ struct PackedLattice {
 
   /// The 2D other-colour words aligned bit for bit with word k of `colour` (neighbour order
   /// +axis 0, -axis 0, ..., +last, -last, as Checkerboard::visit_neighbours); returns the
-  /// site_index of the word's first site (its random-number group).
+  /// site_index of the word's first site (its random-number group; kBoxed: k is an interior word).
   template <bool kBoxed = false>
   LATTICA_HD_INLINE int64_t neighbour_words(uint32_t k, int colour, const uint32_t* other,
                                             uint32_t (&nb)[2 * D]) const {
@@ -94,8 +94,7 @@ struct PackedLattice {
       nb[2 * D - 2] = same;
       nb[2 * D - 1] = (same << 1) | (previous >> 31);
     }
-    return kBoxed ? lattice.boxed_site(coordinates, 64 * static_cast<int64_t>(w) + p,
-                                       64 * static_cast<int64_t>(k) + p)
+    return kBoxed ? lattice.interior_site(coordinates, 64 * static_cast<int64_t>(k) + p)
                   : 64 * static_cast<int64_t>(k) + p;
   }
 };

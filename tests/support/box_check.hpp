@@ -28,15 +28,16 @@ struct Box {
   bool split[D];
 
   Box(const int64_t (&global)[D], const int (&parts)[D], const int (&index)[D]) {
-    int64_t extents[D], origin[D];
+    int64_t extents[D], origin[D], ghosts[D];
     for (int a = 0; a < D; ++a) {
       const int64_t size = global[a] / parts[a];
       split[a] = parts[a] > 1;
-      extents[a] = size + (split[a] ? 2 : 0);
-      origin[a] = index[a] * size - (split[a] ? 1 : 0);
+      ghosts[a] = split[a] ? 1 : 0;
+      extents[a] = size + 2 * ghosts[a];
+      origin[a] = index[a] * size - ghosts[a];
     }
     whole = Checkerboard<D>::make(global);
-    local = Checkerboard<D>::make_box(extents, global, origin);
+    local = Checkerboard<D>::make_box(extents, global, origin, ghosts);
   }
 
   /// Storage position in the whole lattice of local storage position `position`, and whether
