@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -129,6 +130,17 @@ void keep_matching(std::vector<Case>& cases, const std::string& filter) {
                      [&](const Case& c) { return c.name.find(filter) == std::string::npos; }),
       cases.end());
   if (cases.empty()) throw std::runtime_error("no benchmark matches --filter " + filter);
+}
+
+/// A benchmark's main: runs run(argc, argv) and turns an exception into its message on stderr
+/// (named after the program) and exit code 3.
+inline int guarded_main(const char* program, int (*run)(int, char**), int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", program, e.what());
+    return 3;
+  }
 }
 
 }  // namespace lattica::bench

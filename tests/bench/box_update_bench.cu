@@ -14,10 +14,10 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <exception>
 #include <fstream>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/backend/cuda_exec.cuh"
@@ -63,47 +63,43 @@ int run(int argc, char** argv) {
   const Phi4Params params{2026, 0.1875483, 1.1, 0.0, 1.0, 1, 3};  // as sim bench
   const int64_t layer = kSide * box.half_last;  // sites of one colour in a layer of axis 0
 
-  auto update = [&](const Checkerboard<3>& lattice, int colour, uint64_t sweep) {
-    return UpdateColour<3, Model, false>{lattice, params, spins.data(), nullptr, colour,
-                                         UpdateAlgorithm::metropolis, 0, sweep};
+  // The update of one colour, naming sites globally (named: std::true_type) or locally.
+  auto update = [&](auto named, const Checkerboard<3>& lattice, int colour, uint64_t sweep) {
+    return UpdateColour<3, Model, decltype(named)::value>{
+        lattice, params, spins.data(), nullptr, colour, UpdateAlgorithm::metropolis, 0, sweep};
   };
-  auto named_update = [&](const Checkerboard<3>& lattice, int colour, uint64_t sweep) {
-    return UpdateColour<3, Model, true>{lattice, params, spins.data(), nullptr, colour,
-                                        UpdateAlgorithm::metropolis, 0, sweep};
-  };
+  const std::false_type local_naming;
+  const std::true_type global_naming;
   // Units [first, first + count) of one colour of the box, as a decomposed pass runs them.
-  auto box_range = [&](int64_t first, int64_t count, int colour, uint64_t sweep, bool named) {
-    if (named) {
-      exec.for_each(count, InUnitRange<decltype(named_update(box, 0, 0))>{
-                               first, named_update(box, colour, sweep)});
-    } else {
-      exec.for_each(count, InUnitRange<decltype(update(box, 0, 0))>{first,
-                                                                    update(box, colour, sweep)});
-    }
+  auto in_range = [&](int64_t first, int64_t count, const auto& f) {
+    exec.for_each(count, InUnitRange<std::decay_t<decltype(f)>>{first, f});
   };
   std::vector<Case> cases = {
       {"whole 512^3",
        [&](uint64_t s) {
-         for (int c = 0; c < 2; ++c) exec.for_each(whole.half_volume, update(whole, c, s));
+         for (int c = 0; c < 2; ++c)
+           exec.for_each(whole.half_volume, update(local_naming, whole, c, s));
        }},
       {"whole 512^3, global naming",
        [&](uint64_t s) {
-         for (int c = 0; c < 2; ++c) exec.for_each(whole.half_volume, named_update(whole, c, s));
+         for (int c = 0; c < 2; ++c)
+           exec.for_each(whole.half_volume, update(global_naming, whole, c, s));
        }},
       {"box interior, local naming",
        [&](uint64_t s) {
-         for (int c = 0; c < 2; ++c) box_range(layer, kSide * layer, c, s, false);
+         for (int c = 0; c < 2; ++c) in_range(layer, kSide * layer, update(local_naming, box, c, s));
        }},
       {"box interior, global naming",
        [&](uint64_t s) {
-         for (int c = 0; c < 2; ++c) box_range(layer, kSide * layer, c, s, true);
+         for (int c = 0; c < 2; ++c) in_range(layer, kSide * layer, update(global_naming, box, c, s));
        }},
       {"box interior, global naming, 3 launches",
        [&](uint64_t s) {
          for (int c = 0; c < 2; ++c) {
-           box_range(layer, layer, c, s, true);
-           box_range(kSide * layer, layer, c, s, true);
-           box_range(2 * layer, (kSide - 2) * layer, c, s, true);
+           const auto f = update(global_naming, box, c, s);
+           in_range(layer, layer, f);
+           in_range(kSide * layer, layer, f);
+           in_range(2 * layer, (kSide - 2) * layer, f);
          }
        }},
   };
@@ -157,10 +153,5 @@ int run(int argc, char** argv) {
 }  // namespace lattica
 
 int main(int argc, char** argv) {
-  try {
-    return lattica::run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "box_update_bench: %s\n", e.what());
-    return 3;
-  }
+  return lattica::bench::guarded_main("box_update_bench", lattica::run, argc, argv);
 }

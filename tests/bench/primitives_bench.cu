@@ -40,7 +40,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <fstream>
 #include <functional>
 #include <stdexcept>
@@ -483,10 +482,5 @@ int run(int argc, char** argv) {
 }  // namespace lattica
 
 int main(int argc, char** argv) {
-  try {
-    return lattica::run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "primitives_bench: %s\n", e.what());
-    return 3;
-  }
+  return lattica::bench::guarded_main("primitives_bench", lattica::run, argc, argv);
 }

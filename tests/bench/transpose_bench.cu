@@ -18,7 +18,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <fstream>
 #include <functional>
 #include <stdexcept>
@@ -193,10 +192,5 @@ int run(int argc, char** argv) {
 }  // namespace lattica
 
 int main(int argc, char** argv) {
-  try {
-    return lattica::run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "transpose_bench: %s\n", e.what());
-    return 3;
-  }
+  return lattica::bench::guarded_main("transpose_bench", lattica::run, argc, argv);
 }
