@@ -728,20 +728,6 @@ Config read_point(const toml::table& root, const std::string& source_name,
                  shortest(1.0 / (2.0 * static_cast<double>(c.dims.size()))));
     }
   }
-  // In one dimension at h = 0, a two-state Metropolis update flips every spin with dE = 0 for
-  // certain, so checkerboard sweeps move domain walls ballistically and conserve the number
-  // of right- minus left-moving walls: the chain is not ergodic and its averages are wrong.
-  const bool only_metropolis =
-      !c.sequence.empty() && std::all_of(c.sequence.begin(), c.sequence.end(),
-                                         [](const std::string& a) { return a == "metropolis"; });
-  if (c.dims.size() == 1 && only_metropolis && c.field == 0.0 &&
-      (c.model_kind == "ising" || c.q == 2)) {
-    const toml::node* a = algorithm_node ? algorithm_node : sequence_node;
-    errors.push_back((a ? where(a->source(), source_name) : source_name) +
-                     ": update.algorithm = \"metropolis\": in one dimension at h = 0 checkerboard "
-                     "Metropolis sweeps of a two-state model are not ergodic (domain walls move "
-                     "deterministically); use \"heatbath\" or a field h != 0");
-  }
   c.thermalization =
       r.integer("run", "thermalization", std::nullopt, 0, kMaxCount, "sweeps before measuring");
   c.measurements =

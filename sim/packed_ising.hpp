@@ -52,9 +52,9 @@ class PackedIsing {
               uint64_t sweep, IsingSums* sums = nullptr) {
     const auto& table = params.flip_threshold[algorithm == UpdateAlgorithm::heatbath];
     const uint64_t step = update_step(sweep, pass, 0);
-    // The fewest class slots that hold the uncertain classes: 2 (Metropolis at h = 0 in 2D),
-    // one per a (h = 0), or one per a and spin (always enough).
-    if (!launch_if_fits<2>(table, params.seed, step, sums) &&
+    // The fewest class slots that hold the uncertain classes: D + 1 (Metropolis at h = 0:
+    // a = 0 .. D, the last with dE = 0), one per a (h = 0), or one per a and spin (always enough).
+    if (!launch_if_fits<D + 1>(table, params.seed, step, sums) &&
         !launch_if_fits<2 * D + 1>(table, params.seed, step, sums)) {
       launch_if_fits<4 * D + 2>(table, params.seed, step, sums);
     }

@@ -103,6 +103,13 @@ class CpuExec {
   T reduce_sum(int64_t n, const F& f) const {
     constexpr int64_t chunk = 1 << 14;
     const int64_t chunks = (n + chunk - 1) / chunk;
+    if (chunks <= 1) {
+      // One chunk (a small lattice, summed once per replica): the same additions without a
+      // parallel region, whose start costs more than the sum (far more on busy cores).
+      T sum{};
+      for (int64_t i = 0; i < n; ++i) sum = sum + f(i);
+      return T{} + sum;
+    }
     std::vector<T> partial(static_cast<size_t>(chunks), T{});
 #pragma omp parallel for schedule(static) num_threads(threads_)
     for (int64_t c = 0; c < chunks; ++c) {

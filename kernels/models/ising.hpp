@@ -7,7 +7,16 @@
 // (LaneRandom: 32 sites of a colour share one Philox stream) and F the flip probability as a
 // fixed-point threshold in [0, 2^32], tabulated on the host. The device never evaluates exp(),
 // both backends and the multi-spin-coded kernel (ising_packed.hpp) take bit-identical
-// decisions, and sites whose outcome is certain (F = 0 or F = 2^32) draw no random bits at all.
+// decisions, and sites whose outcome is certain (F = 2^32) draw no random bits at all.
+//
+// Metropolis accepts a move that leaves the Boltzmann weight unchanged (beta dE = 0) with
+// probability 1/2, not 1. With acceptance 1 a checkerboard sweep is not ergodic: a configuration
+// in which every site has dE = 0 (beta = 0, or the E = 0 states of small lattices) flips every
+// spin for certain and alternates with its global flip forever. Detailed balance only relates a
+// move to its reverse, and a dE = 0 move is its own reverse's equal, so any acceptance there is
+// exact; 1/2 makes beta = 0 draw every spin afresh each sweep. Every move the weights allow keeps
+// a probability in [2^-32, 1 - 2^-32] (move_threshold), so no rounding makes a possible move
+// certain or impossible: one closed class for every finite beta (tests/physics/ergodicity_test).
 
 #include <cmath>
 #include <cstdint>
@@ -30,6 +39,23 @@ inline uint64_t probability_threshold(double p) {
   return static_cast<uint64_t>(std::llround(std::ldexp(p, 32)));
 }
 
+/// Threshold of a move whose exact probability p lies strictly between 0 and 1 (any move at
+/// finite beta that is not certainly accepted): rounded, then kept within [1, 2^32 - 1], so
+/// rounding never makes it impossible (p < 2^-33) or certain (p > 1 - 2^-33). The change is
+/// below 2^-32, the tables' precision, and keeps every chain irreducible.
+inline uint64_t move_threshold(double p) {
+  const uint64_t t = probability_threshold(p);
+  return t < 1 ? 1 : t >= kThresholdOne ? kThresholdOne - 1 : t;
+}
+
+/// Metropolis acceptance of a move with Boltzmann exponent x = beta dE: certain for x < 0,
+/// 1/2 for x = 0 (see the header: acceptance 1 there breaks ergodicity), e^-x otherwise.
+inline uint64_t metropolis_threshold(double x) {
+  if (x < 0) return kThresholdOne;
+  if (x == 0) return kThresholdOne / 2;
+  return move_threshold(std::exp(-x));
+}
+
 /// Tabulated transition probabilities; trivially copyable, passed to kernels by value.
 struct IsingParams {
   /// flip_threshold[heat bath][s == +1][a]: probability that the spin s flips when a of its 2D
@@ -50,10 +76,10 @@ inline IsingParams make_ising_params(int d, double beta, double h, uint64_t seed
     const int s = up ? 1 : -1;
     for (int a = 0; a <= 2 * d; ++a) {
       const double aligned_field = (2 * d - 2 * a) + s * h;  // s (n + h), s n = 2d - 2a
-      // Metropolis: flip with min(1, exp(-beta dE)), dE = 2 s (n + h).
-      p.flip_threshold[0][up][a] = probability_threshold(std::exp(-2.0 * beta * aligned_field));
+      // Metropolis: flip with min(1, exp(-beta dE)), dE = 2 s (n + h); 1/2 at beta dE = 0.
+      p.flip_threshold[0][up][a] = metropolis_threshold(beta * (2.0 * aligned_field));
       // Heat bath: P(-s) = e^{-beta s (n+h)} / (2 cosh(beta (n+h))), stable in the tanh form.
-      p.flip_threshold[1][up][a] = probability_threshold(0.5 * (1.0 - std::tanh(beta * aligned_field)));
+      p.flip_threshold[1][up][a] = move_threshold(0.5 * (1.0 - std::tanh(beta * aligned_field)));
     }
   }
   return p;
@@ -61,9 +87,9 @@ inline IsingParams make_ising_params(int d, double beta, double h, uint64_t seed
 
 /// New value of one spin given its old value and neighbour sum. Draws random bits only when the
 /// outcome is uncertain.
-template <int D>
+template <int D, class Random>
 LATTICA_HD_INLINE int8_t ising_new_spin(const IsingParams& params, UpdateAlgorithm algorithm,
-                                        int8_t spin, int neighbour_sum, LaneRandom& random) {
+                                        int8_t spin, int neighbour_sum, Random& random) {
   const int anti_aligned = (2 * D - spin * neighbour_sum) / 2;
   const uint64_t threshold =
       params.flip_threshold[algorithm == UpdateAlgorithm::heatbath][spin > 0][anti_aligned];
@@ -101,9 +127,9 @@ struct IsingModel {
   }
 
   /// Metropolis or heat bath (over-relaxation is refused by the configuration).
-  template <int D>
+  template <int D, class Random>
   LATTICA_HD_INLINE static Spin update(const Params& p, UpdateAlgorithm algorithm, Spin old,
-                                       const Spin (&nb)[2 * D], LaneRandom& random, int&) {
+                                       const Spin (&nb)[2 * D], Random& random, int&) {
     int sum = 0;
     for (int k = 0; k < 2 * D; ++k) sum += nb[k];
     return ising_new_spin<D>(p, algorithm, old, sum, random);

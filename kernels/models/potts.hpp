@@ -61,15 +61,17 @@ inline PottsParams make_potts_params(int d, int q, double beta, double h, uint64
   p.q = q;
   for (int dn = -8; dn <= 8; ++dn) {
     for (int dz = -1; dz <= 1; ++dz) {
-      // dE = -(dn + h dz)
-      p.accept[dn + 8][dz + 1] = probability_threshold(std::exp(beta * (dn + h * dz)));
+      // dE = -(dn + h dz); 1/2 at beta dE = 0, as for Ising (ising.hpp says why).
+      p.accept[dn + 8][dz + 1] = metropolis_threshold(-beta * (dn + h * dz));
     }
   }
   const double top = beta * (2 * d + std::max(h, 0.0));
   for (int c = 0; c <= 2 * d; ++c) {
     for (int z = 0; z < 2; ++z) {
-      p.weight[c][z] = static_cast<uint64_t>(
-          std::llround(std::ldexp(std::exp(beta * (c + h * z) - top), kPottsWeightBits)));
+      // At least 1: rounding must not make a state the weights allow impossible.
+      p.weight[c][z] = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(
+                                                 std::ldexp(std::exp(beta * (c + h * z) - top),
+                                                            kPottsWeightBits))));
     }
   }
   const double two_pi = 6.283185307179586476925286766559;
@@ -117,9 +119,9 @@ struct PottsModel {
   }
 
   /// Metropolis or heat bath (over-relaxation is refused by the configuration).
-  template <int D>
+  template <int D, class Random>
   LATTICA_HD_INLINE static Spin update(const Params& p, UpdateAlgorithm algorithm, Spin old,
-                                       const Spin (&nb)[2 * D], SiteRandom& random, int&) {
+                                       const Spin (&nb)[2 * D], Random& random, int&) {
     const uint32_t r0 = random.next();
     const uint32_t r1 = random.next();
     if (algorithm != UpdateAlgorithm::heatbath) {

@@ -125,4 +125,46 @@ std::vector<std::vector<double>> sample(Engine& engine, int64_t thermalization,
   return series;
 }
 
+std::vector<ReplicaAverage> replica_averages(
+    Engine& engine, int64_t thermalization, int64_t measurements,
+    const std::vector<std::function<double(const double*)>>& estimators) {
+  const size_t n_obs = engine.observable_names().size();
+  const size_t replicas = static_cast<size_t>(engine.replicas());
+  const size_t n_est = estimators.size();
+  std::vector<double> sums(replicas * n_est, 0.0);  // [replica][estimator]
+  MeasurementBatch batch;
+  auto collect = [&] {
+    engine.collect(batch);
+    for (int64_t k = 0; k < batch.count; ++k) {
+      for (size_t r = 0; r < replicas; ++r) {
+        const double* observables = &batch.values[(k * replicas + r) * n_obs];
+        for (size_t i = 0; i < n_est; ++i) sums[r * n_est + i] += estimators[i](observables);
+      }
+    }
+  };
+  engine.initialize();
+  engine.sweep(0, static_cast<uint64_t>(thermalization));
+  uint64_t sweep = static_cast<uint64_t>(thermalization);
+  for (int64_t m = 0; m < measurements; ++m) {
+    engine.sweep_and_measure(sweep++, 1);
+    if (engine.queued() == kSampleBatch) collect();
+  }
+  collect();
+  std::vector<ReplicaAverage> out;
+  for (size_t i = 0; i < n_est; ++i) {
+    double mean = 0.0;
+    for (size_t r = 0; r < replicas; ++r) mean += sums[r * n_est + i] / measurements;
+    mean /= static_cast<double>(replicas);
+    double var = 0.0;
+    for (size_t r = 0; r < replicas; ++r) {
+      const double d = sums[r * n_est + i] / measurements - mean;
+      var += d * d;
+    }
+    var /= static_cast<double>(replicas - 1);
+    out.push_back({mean, std::sqrt(var / static_cast<double>(replicas)),
+                   static_cast<int64_t>(replicas) * measurements});
+  }
+  return out;
+}
+
 }  // namespace lattica::test

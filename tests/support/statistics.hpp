@@ -2,6 +2,7 @@
 // Error estimates for correlated Monte Carlo series, and the z-score tests built on them.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,24 @@ std::vector<unsigned char> configuration_bytes(Engine& engine);
 /// goes on; expects so of an engine (it initializes it). With `bits`, the engine packs Ising
 /// snapshots 8 spins per byte (EngineSettings::snapshot_bits).
 void expect_overlapped_snapshots(Engine& engine, bool bits = false);
+
+/// Mean of one observable over many independent replicas, each averaged over its own
+/// measurements: the error comes from the spread of the replica means, so it holds whatever the
+/// autocorrelations (given measurements much longer than them) and it sees replicas that are
+/// stuck where others are not.
+struct ReplicaAverage {
+  double mean;
+  double error;
+  int64_t samples;  ///< replicas x measurements
+};
+
+/// Initializes the engine, runs `thermalization` sweeps, then `measurements` measurements one
+/// sweep apart, and averages each estimator (a function of one measurement's observables, in
+/// the engine's order) over replicas as ReplicaAverage says, without keeping the series, so
+/// thousands of replicas fit.
+std::vector<ReplicaAverage> replica_averages(
+    Engine& engine, int64_t thermalization, int64_t measurements,
+    const std::vector<std::function<double(const double* observables)>>& estimators);
 
 /// Transforms a series element-wise.
 template <class F>
