@@ -101,6 +101,9 @@ void install_stop_signals() {
   // Past a file-size limit (ulimit -f) a write fails with EFBIG, reported like a full disk,
   // instead of the signal killing the run without a word.
   std::signal(SIGXFSZ, SIG_IGN);
+  // A closed stderr (sim ... 2>&1 | head -1) makes messages fail with EPIPE instead of killing
+  // the run.
+  std::signal(SIGPIPE, SIG_IGN);
 }
 
 RunSummary run_chain(const Config& config, Engine& engine, OutputFile* output, bool show_progress,
