@@ -208,6 +208,7 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile* output, b
     c.engine = engine.state();  // collective: rank 0 gathers the configuration
     if (writes) {
       output->flush();
+      output->publish();  // a resumed run's copy: the checkpoint counts on its rows
       c.chain_config = config.chain_toml;
       c.sweep = sweep;
       c.last_snapshot = last_snapshot;
