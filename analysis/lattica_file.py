@@ -7,6 +7,7 @@ The layout (see README.md, "Output"):
                            update sequence joined with ", "), backend, device, seed, h,
                            lattice_dims, replicas (R, default 1 when absent),
                            point_index (index in a parameter sweep; absent for a single run),
+                           finished (1 once the run did all its sweeps; absent in older files),
                            and per model:
                              ising:  beta
                              potts:  beta, q

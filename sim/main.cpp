@@ -1,6 +1,7 @@
 // sim: the Lattica command-line driver.
 //
-// Exit codes: 0 success; 2 bad usage or bad input (nothing written); 3 runtime failure;
+// Exit codes: 0 success; 2 bad usage, bad input, a resume that cannot continue or an output in
+// use by another run (nothing written); 3 runtime failure;
 // 75 stopped early by SIGTERM/SIGINT/SIGUSR1 or the walltime, with a checkpoint written (run
 // again with --resume; 75 is EX_TEMPFAIL, "try again", for job scripts that requeue).
 
@@ -22,6 +23,7 @@
 #include "sim/decomposition.hpp"
 #include "sim/engine.hpp"
 #include "sim/output.hpp"
+#include "sim/output_lock.hpp"
 #include "sim/run.hpp"
 #include "sim/sweep_index.hpp"
 #include "sim/version.hpp"
@@ -133,16 +135,46 @@ lattica::Checkpoint checkpoint_to_resume(const lattica::Config& config) {
   return c;
 }
 
-/// Runs one point of the plan, from the start or from its checkpoint; true when it stopped
-/// early (signal or walltime) with a checkpoint.
-bool run_point(const lattica::Config& config, bool force, bool quiet, bool resume) {
+/// How a point of the plan starts.
+enum class PointStart : int8_t { fresh, resume, skip };
+
+/// How --resume continues one point, decided by rank 0 while it holds the point's lock: from
+/// its checkpoint; not at all when it is finished; from the start when it is a point of a sweep
+/// that never got to it. InputError (exit 2, nothing touched) when it cannot continue.
+PointStart resume_start(const lattica::Config& config, bool sweep) {
+  std::error_code ec;
+  const bool has_output = std::filesystem::exists(config.output_path, ec);
+  if (std::filesystem::exists(lattica::checkpoint_path(config.output_path), ec)) {
+    const lattica::Checkpoint c = checkpoint_to_resume(config);
+    // The checkpoint at the end of a run is kept for extending it; without more measurements
+    // there is nothing to do (unless the run died before it could say it finished).
+    const bool done =
+        c.sweep == config.total_sweeps() && lattica::output_finished(config.output_path);
+    return done ? PointStart::skip : PointStart::resume;
+  }
+  if (has_output && lattica::output_finished(config.output_path)) return PointStart::skip;
+  if (sweep && !has_output) return PointStart::fresh;
+  if (sweep) {
+    const std::string n = std::to_string(config.point_index);
+    throw lattica::InputError("--resume: sweep point " + n + ": " + config.output_path +
+                              " has no checkpoint and did not finish (stopped before its first "
+                              "checkpoint?); run that point again with --force --task-id " +
+                              n);
+  }
+  checkpoint_to_resume(config);  // throws, saying why there is no checkpoint
+  return PointStart::resume;
+}
+
+/// Runs one point of the plan on `engine`, from the start or from its checkpoint; true when it
+/// stopped early (signal or walltime) with a checkpoint.
+bool run_point(const lattica::Config& config, lattica::Engine& engine, bool force, bool quiet,
+               bool resume) {
   lattica::Checkpoint checkpoint;
   if (resume) checkpoint = checkpoint_to_resume(config);
-  std::unique_ptr<lattica::Engine> engine = make_engine(config, quiet);
   const bool root = world->rank() == 0;
   if (!quiet) {
-    std::cerr << "sim: backend " << engine->backend_name() << " ("
-              << device_description(config, *engine) << ")";
+    std::cerr << "sim: backend " << engine.backend_name() << " ("
+              << device_description(config, engine) << ")";
     if (config.point_index >= 0) std::cerr << ", sweep point " << config.point_index;
     if (resume) std::cerr << ", resuming at sweep " << checkpoint.sweep;
     std::cerr << "\n";
@@ -150,19 +182,20 @@ bool run_point(const lattica::Config& config, bool force, bool quiet, bool resum
   std::unique_ptr<lattica::OutputFile> out;  // rank 0's: the others write nothing
   if (!root) {
   } else if (resume) {
-    out = std::make_unique<lattica::OutputFile>(config.output_path, metadata(config, *engine),
-                                                engine->observable_names(), checkpoint.output);
+    out = std::make_unique<lattica::OutputFile>(config.output_path, metadata(config, engine),
+                                                engine.observable_names(), checkpoint.output);
   } else {
-    std::filesystem::remove(lattica::checkpoint_path(config.output_path));  // a stale one
-    out = std::make_unique<lattica::OutputFile>(config.output_path, force,
-                                                metadata(config, *engine),
-                                                engine->observable_names(),
-                                                engine->observable_descriptions());
+    // Stale ones (this run holds the output's lock: no live run owns them).
+    std::filesystem::remove(lattica::checkpoint_path(config.output_path));
+    std::filesystem::remove(lattica::working_copy_path(config.output_path));
+    out = std::make_unique<lattica::OutputFile>(config.output_path, force, metadata(config, engine),
+                                                engine.observable_names(),
+                                                engine.observable_descriptions());
   }
   const bool live = !quiet && isatty(STDERR_FILENO);
-  const lattica::RunSummary s =
-      lattica::run_chain(config, *engine, out.get(), live, resume ? &checkpoint : nullptr,
-                         world.get());
+  const lattica::RunSummary s = lattica::run_chain(config, engine, out.get(), live,
+                                                   resume ? &checkpoint : nullptr, world.get());
+  if (out && !s.stopped) out->mark_finished();
   if (out) out->close();
   if (s.stopped && !root) return true;
   if (s.stopped) {
@@ -178,10 +211,10 @@ bool run_point(const lattica::Config& config, bool force, bool quiet, bool resum
                  "sim: wrote %s: %lld sweeps of %lld sites x %d replica(s), %lld measurements, "
                  "%lld snapshots in %.3f s (%.3f site updates/ns, %s)\n",
                  config.output_path.c_str(), static_cast<long long>(s.sweeps),
-                 static_cast<long long>(engine->volume()), engine->replicas(),
+                 static_cast<long long>(engine.volume()), engine.replicas(),
                  static_cast<long long>(s.measurements), static_cast<long long>(s.snapshots),
-                 s.seconds, s.site_updates_per_ns, engine->backend_name().c_str());
-    const lattica::StepTuning t = engine->step_tuning();
+                 s.seconds, s.site_updates_per_ns, engine.backend_name().c_str());
+    const lattica::StepTuning t = engine.step_tuning();
     if (t.applies) {
       if (t.acceptance >= 0)
         std::fprintf(stderr, "sim: Metropolis step %.6g (%s), acceptance %.3f\n", t.step,
@@ -199,6 +232,17 @@ bool run_point(const lattica::Config& config, bool force, bool quiet, bool resum
     }
   }
   return false;
+}
+
+/// Reports a runtime failure and ends every rank with exit code 3.
+[[noreturn]] void fail_at_runtime(const std::exception& e) {
+  std::cerr << "sim: runtime failure";
+  if (world->size() > 1) std::cerr << " on rank " << world->rank();
+  std::cerr << ": " << e.what() << std::endl;
+  lattica::abort_processes(kExitRuntime);  // the other ranks would wait for this one
+  // Skip the exit handlers: HDF5's own (closing files it could not flush, e.g. on a full
+  // disk) can crash, which would hide this message's exit code.
+  std::_Exit(kExitRuntime);
 }
 
 /// The exit code of the run on every rank; messages come from rank 0 only (`quiet` elsewhere).
@@ -235,8 +279,9 @@ int run_main(int argc, char** argv) {
   std::string recover;
   app.add_option("input", input_path, "input file (TOML)");
   app.add_option("--recover", recover,
-                 "repair an output file left by a crash or a full disk (pad it to its recorded "
-                 "length, cut every series to its committed length), then exit")
+                 "repair an output file left by a crash, a full disk or a copy cut short (pad "
+                 "it to its recorded length, keep of every series the committed rows that are "
+                 "in the file), then exit; the file is replaced only when that succeeded")
       ->type_name("FILE");
   app.add_option("--backend", backend, "auto|cpu|cuda (overrides run.backend)");
   app.add_option("-o,--output", output, "output HDF5 file (overrides output.path)");
@@ -253,7 +298,7 @@ int run_main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "print errors only");
   app.add_flag("--resume", resume,
                "continue from the checkpoint next to the output file (OUTPUT.checkpoint), "
-               "appending to the same output");
+               "appending to the same output; a sweep continues its unfinished points");
   lattica::BenchOptions bench;
   CLI::App* bench_command = app.add_subcommand(
       "bench", "time every update kernel of a model on the GPU against its copy bandwidth, "
@@ -305,11 +350,15 @@ int run_main(int argc, char** argv) {
   if (!recover.empty()) {
     if (!root) return 0;
     try {
+      const lattica::OutputLock lock(recover);  // never under a live run
       const std::vector<std::string> done = lattica::recover_output(recover);
       std::cerr << "sim: " << recover << ": "
                 << (done.empty() ? "nothing to repair" : "repaired") << "\n";
       for (const std::string& line : done) std::cerr << "  " << line << "\n";
       return 0;
+    } catch (const lattica::InputError& e) {
+      std::cerr << "sim: error: --recover " << recover << ": " << e.what() << "\n";
+      return kExitBadInput;
     } catch (const std::exception& e) {
       std::cerr << "sim: error: --recover " << recover << ": " << e.what() << std::endl;
       std::_Exit(kExitRuntime);
@@ -342,40 +391,72 @@ int run_main(int argc, char** argv) {
     if (task_id < 0 || c.point_index == task_id || (n_points == 1 && task_id == 0))
       selected.push_back(&c);
   }
-  // Every output is checked before anything runs, so bad input never leaves half a sweep
-  // (by rank 0, which writes them, for every rank).
-  bool outputs_free = true;
+  // Everything that can refuse the run is checked before anything is written, so that a
+  // refusal (exit 2) leaves every file as it was: the outputs (by rank 0, which writes them, for
+  // every rank), the grids, and, under each point's lock, how --resume continues it. The locks
+  // are held until the run ends, so no other run touches these outputs meanwhile.
+  const bool sweep = !plan.swept.empty();
+  std::vector<lattica::OutputLock> locks;  // rank 0's
+  std::vector<PointStart> starts(selected.size(), resume ? PointStart::resume : PointStart::fresh);
+  bool refused = false;
   for (const lattica::Config* c : selected) {
     std::error_code ec;
-    if (root && outputs_free && !force && !resume && std::filesystem::exists(c->output_path, ec)) {
+    if (root && !refused && !force && !resume && std::filesystem::exists(c->output_path, ec)) {
       std::cerr << "sim: error: output.path = \"" << c->output_path
                 << "\": the file exists; use --force to overwrite it\n";
-      outputs_free = false;
+      refused = true;
     }
   }
-  if (world->max(outputs_free ? 0 : 1) != 0) return kExitBadInput;
-
   try {
-    if (!plan.swept.empty() && root) {
-      lattica::write_sweep_index(plan);
-      if (!quiet)
-        std::cerr << "sim: sweep of " << n_points << " points, index " << plan.index_path << "\n";
-    }
     for (const lattica::Config* c : selected) {
-      if (run_point(*c, force, quiet, resume)) return kExitStopped;
+      if (!refused && !c->parallel_grid.empty())
+        lattica::Decomposition(c->dims, c->parallel_grid, world->size());
     }
+    for (size_t i = 0; root && !refused && i < selected.size(); ++i) {
+      locks.emplace_back(selected[i]->output_path);
+      if (resume) starts[i] = resume_start(*selected[i], sweep);
+    }
+  } catch (const lattica::InputError& e) {
+    if (root) std::cerr << "sim: error: " << e.what() << "\n";
+    refused = true;
+  } catch (const std::exception& e) {
+    locks.clear();
+    fail_at_runtime(e);
+  }
+  if (world->max(refused ? 1 : 0) != 0) return kExitBadInput;
+  world->broadcast(starts.data(), starts.size() * sizeof(PointStart), 0);
+
+  bool index_written = !sweep || !root;
+  auto write_index = [&] {
+    if (index_written) return;
+    lattica::write_sweep_index(plan);
+    if (!quiet)
+      std::cerr << "sim: sweep of " << n_points << " points, index " << plan.index_path << "\n";
+    index_written = true;
+  };
+  try {
+    for (size_t i = 0; i < selected.size(); ++i) {
+      const lattica::Config& c = *selected[i];
+      if (starts[i] == PointStart::skip) {
+        if (!quiet) {
+          std::cerr << "sim: ";
+          if (c.point_index >= 0) std::cerr << "sweep point " << c.point_index << ": ";
+          std::cerr << c.output_path << " is finished; skipped\n";
+        }
+        continue;
+      }
+      std::unique_ptr<lattica::Engine> engine = make_engine(c, quiet);
+      write_index();  // once the first point is sure to run
+      if (run_point(c, *engine, force, quiet, starts[i] == PointStart::resume)) return kExitStopped;
+    }
+    write_index();  // every point was finished already
   } catch (const lattica::InputError& e) {
     // Every rank reads the same input, so every rank finds the same error.
     if (root) std::cerr << "sim: error: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "sim: runtime failure";
-    if (world->size() > 1) std::cerr << " on rank " << world->rank();
-    std::cerr << ": " << e.what() << std::endl;
-    lattica::abort_processes(kExitRuntime);  // the other ranks would wait for this one
-    // Skip the exit handlers: HDF5's own (closing files it could not flush, e.g. on a full
-    // disk) can crash, which would hide this message's exit code.
-    std::_Exit(kExitRuntime);
+    locks.clear();
+    fail_at_runtime(e);
   }
   return 0;
 }

@@ -1,11 +1,16 @@
 #include "sim/output.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <cstdlib>
-#include <ctime>
 #include <tuple>
 
 #include "kernels/spectral/timeslice.hpp"
@@ -183,6 +188,9 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
   write_string_attribute(root, "program_version", kLatticaVersion);
   write_string_attribute(root, "git_commit", kLatticaGitCommit);
   write_string_attribute(root, "created_utc", utc_now_iso8601());
+  // 1 once the run did all its sweeps; set in place, so the root's header never grows at the
+  // end of the file (where a copy cut short would lose it).
+  set_int64_attribute(root, "finished", 0);
   write_string_attribute(root, "input_path", m.input_path);
   write_string_attribute(root, "input_toml", m.input_toml);
   write_string_attribute(root, "resolved_config", m.resolved_toml);
@@ -482,40 +490,177 @@ void truncate_rows(hid_t set, int64_t rows) {
   H5_CHECK(H5Dset_extent(set, dims.data()));
 }
 
-/// The file length an HDF5 superblock records (its end-of-file address plus the base
-/// address), or -1 when the file does not start with a superblock this reader knows.
-int64_t recorded_length(const std::string& path) {
+/// The parts of an HDF5 superblock that say how long the file is.
+struct Superblock {
+  int version = 0;
+  int64_t base = 0;  ///< base address
+  int64_t end = 0;   ///< end-of-file address, relative to the base
+  int end_at = 0;    ///< where the end-of-file address is in the file
+};
+
+/// Reads the superblock at the start of a file; false when it has none this reader knows.
+bool read_superblock(const std::string& path, Superblock& s) {
   std::ifstream in(path, std::ios::binary);
   unsigned char b[64] = {};
   in.read(reinterpret_cast<char*>(b), sizeof b);
   const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-  if (in.gcount() < 48 || std::memcmp(b, signature, 8) != 0) return -1;
-  const int version = b[8];
+  if (in.gcount() < 48 || std::memcmp(b, signature, 8) != 0) return false;
+  s.version = b[8];
   // Superblock versions 0/1 keep the sizes at bytes 13/14 and the addresses after 24 (28 for
   // version 1) bytes; versions 2/3 keep them at 9/10 and after 12 bytes.
-  const int offsets = version <= 1 ? b[13] : b[9];
-  const int first_address = version == 0 ? 24 : version == 1 ? 28 : 12;
-  if (offsets != 8 || version > 3) return -1;
+  const int offsets = s.version <= 1 ? b[13] : b[9];
+  const int first_address = s.version == 0 ? 24 : s.version == 1 ? 28 : 12;
+  if (offsets != 8 || s.version > 3) return false;
   auto address = [&](int at) {
     uint64_t v = 0;
     for (int i = 7; i >= 0; --i) v = (v << 8) | b[at + i];  // little-endian
     return static_cast<int64_t>(v);
   };
-  const int64_t base = address(first_address);
-  const int64_t eof = address(first_address + 16);  // after the base and one more address
-  return base + eof;
+  s.base = address(first_address);
+  s.end_at = first_address + 16;  // after the base and one more address
+  s.end = address(s.end_at);
+  return true;
 }
 
-/// Pads a file that is shorter than its superblock says (a crash or a full disk during a
-/// flush) with zeros, so HDF5 opens it; true when it did.
-bool pad_to_recorded_length(const std::string& path) {
-  const int64_t recorded = recorded_length(path);
+/// The file length an HDF5 superblock records (its end-of-file address plus the base
+/// address), or -1 when the file does not start with a superblock this reader knows.
+int64_t recorded_length(const std::string& path) {
+  Superblock s;
+  return read_superblock(path, s) ? s.base + s.end : -1;
+}
+
+/// Makes a file's length and the end its superblock records agree before HDF5 writes to it;
+/// says what it did (empty: nothing). A file left by a crash or a full disk in the middle of a
+/// flush can be shorter: it is padded with zeros, without which HDF5 refuses to open it. Or
+/// longer: bytes written after the superblock was last written, which metadata written in the
+/// same flush may point to; the recorded end is raised to the file's length, so that HDF5
+/// allocates new space after them instead of over them (which corrupts the file: "addr
+/// overflow", "message not aligned").
+std::string match_recorded_length(const std::string& path) {
+  Superblock s;
+  if (!read_superblock(path, s)) return "";
   std::error_code ec;
   const auto actual = static_cast<int64_t>(std::filesystem::file_size(path, ec));
-  if (ec || recorded <= actual) return false;
-  std::filesystem::resize_file(path, static_cast<uintmax_t>(recorded), ec);
-  if (ec) throw HdfError("cannot pad " + path + " to " + std::to_string(recorded) + " bytes: " + ec.message());
-  return true;
+  if (ec) throw HdfError("cannot read the size of " + path + ": " + ec.message());
+  const int64_t recorded = s.base + s.end;
+  if (recorded < actual) {
+    // Versions 2 and 3 protect the superblock with a checksum; sim writes version 0.
+    if (s.version > 1) {
+      throw HdfError(path + " is longer than its (version " + std::to_string(s.version) +
+                     ") superblock records; it cannot be continued safely");
+    }
+    unsigned char bytes[8];
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>((actual - s.base) >> (8 * i));
+    std::fstream io(path, std::ios::binary | std::ios::in | std::ios::out);
+    io.seekp(s.end_at);
+    io.write(reinterpret_cast<const char*>(bytes), sizeof bytes);
+    io.flush();
+    if (!io) throw HdfError("cannot write the superblock of " + path);
+    return "raised the end of file its superblock records over " +
+           std::to_string(actual - recorded) + " bytes written after it";
+  }
+  if (recorded > actual) {
+    std::filesystem::resize_file(path, static_cast<uintmax_t>(recorded), ec);
+    if (ec) {
+      throw HdfError("cannot pad " + path + " to " + std::to_string(recorded) +
+                     " bytes: " + ec.message());
+    }
+    return "padded the file to the length its superblock records";
+  }
+  return "";
+}
+
+/// Copies a file, replacing `to`; HdfError (the copy removed) when it cannot, e.g. on a full
+/// disk.
+void copy_whole_file(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(to, ignored);
+    throw HdfError("cannot copy " + from + " to " + to + ": " + ec.message());
+  }
+}
+
+/// Flushes a file's data to the disk (HDF5's flush leaves it to the operating system).
+void sync_to_disk(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw HdfError("cannot flush " + path + " to disk: " + why);
+  }
+  ::close(fd);
+}
+
+/// Replaces `path` by the complete file `working` atomically: on disk first, then renamed (and
+/// the rename on disk, where the directory can be synced).
+void replace_by(const std::string& working, const std::string& path) {
+  sync_to_disk(working);
+  if (std::rename(working.c_str(), path.c_str()) != 0)
+    throw HdfError("cannot rename " + working + " to " + path + ": " + std::strerror(errno));
+  const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
+  const int dir = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+}
+
+/// How many of the first `rows` rows of an extendable (chunked) dataset lie in the first
+/// `present` bytes of the file: a row counts only when every chunk holding it was allocated
+/// and ends within them. Beyond them a cut-short file holds padding, not data.
+int64_t rows_in_file(hid_t set, int64_t rows, int64_t present) {
+  H5Id plist(H5_CHECK(H5Dget_create_plist(set)), H5Pclose);
+  H5Id space(H5_CHECK(H5Dget_space(set)), H5Sclose);
+  const int rank = H5_CHECK(H5Sget_simple_extent_ndims(space.get()));
+  std::vector<hsize_t> dims(static_cast<size_t>(rank)), chunk(static_cast<size_t>(rank));
+  H5_CHECK(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr));
+  H5_CHECK(H5Pget_chunk(plist.get(), rank, chunk.data()));
+  std::vector<hsize_t> offset(static_cast<size_t>(rank), 0);
+  for (hsize_t first = 0; first < static_cast<hsize_t>(rows); first += chunk[0]) {
+    // Every chunk of this block of rows: an odometer over the chunk grid of the other axes.
+    std::fill(offset.begin(), offset.end(), 0);
+    offset[0] = first;
+    for (bool more = true; more;) {
+      unsigned filters = 0;
+      haddr_t address = HADDR_UNDEF;
+      hsize_t bytes = 0;
+      H5_CHECK(H5Dget_chunk_info_by_coord(set, offset.data(), &filters, &address, &bytes));
+      if (address == HADDR_UNDEF || static_cast<int64_t>(address + bytes) > present)
+        return static_cast<int64_t>(first);
+      more = false;
+      for (int a = rank - 1; a >= 1 && !more; --a) {
+        offset[a] += chunk[a];
+        more = offset[a] < dims[a];
+        if (!more) offset[a] = 0;
+      }
+    }
+  }
+  return rows;
+}
+
+/// The datasets of a file with contiguous storage whose bytes go beyond the first `present`
+/// bytes of the file (results written at the end of a run, e.g. the histograms).
+std::vector<std::string> contiguous_sets_beyond(hid_t file, int64_t present) {
+  struct Search {
+    int64_t present;
+    std::vector<std::string> names;
+  } search{present, {}};
+  auto visit = [](hid_t object, const char* name, const H5O_info_t* info, void* data) -> herr_t {
+    if (info->type != H5O_TYPE_DATASET) return 0;
+    auto* s = static_cast<Search*>(data);
+    const hid_t set = H5Dopen2(object, name, H5P_DEFAULT);
+    if (set < 0) return -1;
+    const haddr_t offset = H5Dget_offset(set);  // HADDR_UNDEF unless contiguous and allocated
+    const hsize_t bytes = H5Dget_storage_size(set);
+    if (H5Dclose(set) < 0) return -1;
+    if (offset != HADDR_UNDEF && static_cast<int64_t>(offset + bytes) > s->present)
+      s->names.push_back(std::string("/") + name);
+    return 0;
+  };
+  H5_CHECK(H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_INC, visit, &search, H5O_INFO_BASIC));
+  return search.names;
 }
 
 /// Replaces a string attribute.
@@ -531,9 +676,23 @@ OutputFile::OutputFile(const std::string& path, const RunMetadata& m,
     : path_(path), dims_(m.dims), replicas_(m.replicas) {
   quiet_hdf5();
   set_layout(m);
-  pad_to_recorded_length(path);
-  file_ = H5Id(H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDWR, file_access().get())), H5Fclose);
+  working_path_ = working_copy_path(path);
+  copy_whole_file(path, working_path_);
+  try {
+    reopen(m, observables, lengths);
+  } catch (...) {
+    std::remove(working_path_.c_str());  // the output stays as it was
+    throw;
+  }
+}
+
+void OutputFile::reopen(const RunMetadata& m, const std::vector<std::string>& observables,
+                        const OutputLengths& lengths) {
+  match_recorded_length(working_path_);
+  file_ =
+      H5Id(H5_CHECK(H5Fopen(working_path_.c_str(), H5F_ACC_RDWR, file_access().get())), H5Fclose);
   const hid_t root = file_.get();
+  set_int64_attribute(root, "finished", 0);  // until the resumed run is done
   replace_string_attribute(root, "input_toml", m.input_toml);
   replace_string_attribute(root, "resolved_config", m.resolved_toml);
   // Where the chain continued, and on what: one line per resume.
@@ -585,51 +744,132 @@ OutputFile::OutputFile(const std::string& path, const RunMetadata& m,
 
 std::vector<std::string> recover_output(const std::string& path) {
   quiet_hdf5();
-  std::vector<std::string> done;
-  if (pad_to_recorded_length(path))
-    done.push_back("padded the file to the length its superblock records");
-  H5Id file(H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDWR, file_access().get())), H5Fclose);
-  for (const char* group_name : {"observables", "snapshots", "correlators/structure_factor/series",
-                                 "correlators/timeslice"}) {
-    // H5Lexists needs every parent of a path to exist, so test the path's prefixes in turn.
-    const std::string path_name = group_name;
-    bool exists = true;
-    for (size_t end = 0; exists && end != std::string::npos;) {
-      end = path_name.find('/', end + 1);
-      exists = H5Lexists(file.get(), path_name.substr(0, end).c_str(), H5P_DEFAULT) > 0;
-    }
-    if (!exists) continue;
-    H5Id group = open_group(file.get(), group_name);
-    if (H5_CHECK(H5Aexists(group.get(), "committed_length")) <= 0) continue;
-    int64_t committed = 0;
-    {
-      H5Id attr(H5_CHECK(H5Aopen(group.get(), "committed_length", H5P_DEFAULT)), H5Aclose);
-      H5_CHECK(H5Aread(attr.get(), H5T_NATIVE_INT64, &committed));
-    }
-    H5G_info_t info{};
-    H5_CHECK(H5Gget_info(group.get(), &info));
-    for (hsize_t i = 0; i < info.nlinks; ++i) {
-      char name[256];
-      H5_CHECK(H5Lget_name_by_idx(group.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name,
-                                  sizeof name, H5P_DEFAULT));
-      H5O_info_t object{};
-      H5_CHECK(H5Oget_info_by_name(group.get(), name, &object, H5P_DEFAULT));
-      if (object.type != H5O_TYPE_DATASET) continue;
-      H5Id set = open_set(group.get(), name);
-      H5Id space(H5_CHECK(H5Dget_space(set.get())), H5Sclose);
-      const int rank = H5_CHECK(H5Sget_simple_extent_ndims(space.get()));
-      std::vector<hsize_t> dims(static_cast<size_t>(rank)), max_dims(static_cast<size_t>(rank));
-      H5_CHECK(H5Sget_simple_extent_dims(space.get(), dims.data(), max_dims.data()));
-      if (rank == 0 || max_dims[0] != H5S_UNLIMITED || dims[0] <= static_cast<hsize_t>(committed))
-        continue;
-      done.push_back(std::string(group_name) + "/" + name + ": " + std::to_string(dims[0]) +
-                     " rows cut to the committed " + std::to_string(committed));
-      truncate_rows(set.get(), committed);
-    }
+  if (recorded_length(path) < 0) {
+    throw InputError(path + ": not an HDF5 file written by sim (no HDF5 superblock at its " +
+                     "start); nothing to recover");
   }
-  H5_CHECK(H5Fflush(file.get(), H5F_SCOPE_GLOBAL));
-  H5_CHECK(H5Fclose(file.release()));
+  std::error_code ec;
+  const auto present = static_cast<int64_t>(std::filesystem::file_size(path, ec));
+  if (ec) throw HdfError("cannot read the size of " + path + ": " + ec.message());
+  // The repair goes into a copy, so a failure (a full disk, damage HDF5 cannot read) leaves
+  // the file as it was.
+  const std::string working = working_copy_path(path);
+  copy_whole_file(path, working);
+  std::vector<std::string> done;
+  try {
+    const std::string matched = match_recorded_length(working);
+    if (!matched.empty()) done.push_back(matched);
+    H5Id file(H5_CHECK(H5Fopen(working.c_str(), H5F_ACC_RDWR, file_access().get())), H5Fclose);
+    for (const char* group_name :
+         {"observables", "snapshots", "correlators/structure_factor/series",
+          "correlators/timeslice"}) {
+      // H5Lexists needs every parent of a path to exist, so test the path's prefixes in turn.
+      const std::string path_name = group_name;
+      bool exists = true;
+      for (size_t end = 0; exists && end != std::string::npos;) {
+        end = path_name.find('/', end + 1);
+        exists = H5_CHECK(H5Lexists(file.get(), path_name.substr(0, end).c_str(), H5P_DEFAULT)) > 0;
+      }
+      if (!exists) continue;
+      H5Id group = open_group(file.get(), group_name);
+      if (H5_CHECK(H5Aexists(group.get(), "committed_length")) <= 0) continue;
+      int64_t committed = 0;
+      {
+        H5Id attr(H5_CHECK(H5Aopen(group.get(), "committed_length", H5P_DEFAULT)), H5Aclose);
+        H5_CHECK(H5Aread(attr.get(), H5T_NATIVE_INT64, &committed));
+      }
+      // The group's extendable datasets: the series that committed_length vouches for.
+      std::vector<std::pair<std::string, H5Id>> series;
+      H5G_info_t info{};
+      H5_CHECK(H5Gget_info(group.get(), &info));
+      for (hsize_t i = 0; i < info.nlinks; ++i) {
+        char name[256];
+        H5_CHECK(H5Lget_name_by_idx(group.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name,
+                                    sizeof name, H5P_DEFAULT));
+        H5O_info_t object{};
+        H5_CHECK(H5Oget_info_by_name(group.get(), name, &object, H5P_DEFAULT));
+        if (object.type != H5O_TYPE_DATASET) continue;
+        H5Id set = open_set(group.get(), name);
+        H5Id space(H5_CHECK(H5Dget_space(set.get())), H5Sclose);
+        const int rank = H5_CHECK(H5Sget_simple_extent_ndims(space.get()));
+        std::vector<hsize_t> max_dims(static_cast<size_t>(rank));
+        H5_CHECK(H5Sget_simple_extent_dims(space.get(), nullptr, max_dims.data()));
+        if (rank > 0 && max_dims[0] == H5S_UNLIMITED) series.emplace_back(name, std::move(set));
+      }
+      // Committed rows that were never in this file (cut short by a copy) are padding now.
+      int64_t kept = committed;
+      for (const auto& [name, set] : series)
+        kept = std::min(kept, rows_in_file(set.get(), kept, present));
+      if (kept < committed) {
+        done.push_back(std::string(group_name) + ": only " + std::to_string(kept) + " of " +
+                       std::to_string(committed) +
+                       " committed rows are in the file; committed_length lowered to " +
+                       std::to_string(kept));
+        set_int64_attribute(group.get(), "committed_length", kept);
+      }
+      for (const auto& [name, set] : series) {
+        H5Id space(H5_CHECK(H5Dget_space(set.get())), H5Sclose);
+        std::vector<hsize_t> dims(
+            static_cast<size_t>(H5_CHECK(H5Sget_simple_extent_ndims(space.get()))));
+        H5_CHECK(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr));
+        if (dims[0] <= static_cast<hsize_t>(kept)) continue;
+        done.push_back(std::string(group_name) + "/" + name + ": " + std::to_string(dims[0]) +
+                       " rows cut to " + std::to_string(kept));
+        truncate_rows(set.get(), kept);
+      }
+    }
+    // Results written in one piece (histograms, the averaged structure factor) that the file
+    // does not hold in full are removed rather than read as zeros.
+    for (const std::string& name : contiguous_sets_beyond(file.get(), present)) {
+      H5_CHECK(H5Ldelete(file.get(), name.c_str(), H5P_DEFAULT));
+      done.push_back(name + ": removed, its data is not in the file");
+    }
+    H5_CHECK(H5Fflush(file.get(), H5F_SCOPE_GLOBAL));
+    H5_CHECK(H5Fclose(file.release()));
+    if (done.empty()) {
+      std::filesystem::remove(working);
+    } else {
+      replace_by(working, path);
+    }
+  } catch (...) {
+    std::remove(working.c_str());
+    throw;
+  }
   return done;
+}
+
+OutputFile::~OutputFile() {
+  if (!working_path_.empty()) std::remove(working_path_.c_str());
+}
+
+void OutputFile::publish() {
+  if (working_path_.empty()) return;
+  replace_by(working_path_, path_);
+  working_path_.clear();
+}
+
+void OutputFile::mark_finished() { set_int64_attribute(file_.get(), "finished", 1); }
+
+std::string working_copy_path(const std::string& output_path) { return output_path + ".tmp"; }
+
+bool output_finished(const std::string& path) {
+  quiet_hdf5();
+  if (recorded_length(path) < 0) return false;
+  // Unchecked on purpose: a file HDF5 cannot open (cut short, damaged) is not finished.
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, file_access().get());
+  if (file < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return false;
+  }
+  int64_t finished = 0;
+  const hid_t attr = H5Aopen(file, "finished", H5P_DEFAULT);
+  if (attr >= 0) {
+    if (H5Aread(attr, H5T_NATIVE_INT64, &finished) < 0) finished = 0;
+    H5Aclose(attr);
+  }
+  H5Fclose(file);
+  H5Eclear2(H5E_DEFAULT);
+  return finished == 1;
 }
 
 std::vector<hsize_t> OutputFile::snapshot_tail() const {
@@ -731,6 +971,7 @@ void OutputFile::close() {
   timeslice_group_.reset();
   H5_CHECK(
       H5Fclose(file_.release()));  // closed here, not in a destructor, so failures are reported
+  publish();
 }
 
 }  // namespace lattica

@@ -79,11 +79,27 @@ class OutputFile {
              const std::vector<std::string>& observables,
              const std::vector<std::string>& descriptions);
 
-  /// Reopens a file of a checkpointed run for appending: every extendable dataset is cut back
-  /// to the checkpoint's lengths (rows written after the checkpoint are written again by the
-  /// resumed run), and the input attributes are replaced by the resumed run's.
+  /// Continues the file of a checkpointed run in a working copy (working_copy_path): every
+  /// extendable dataset is cut back to the checkpoint's lengths (rows written after the
+  /// checkpoint are written again by the resumed run), and the input attributes are replaced by
+  /// the resumed run's. The copy replaces the file at publish(), before the resumed run's first
+  /// checkpoint; until then the file is untouched, and a resume that fails before it (a disk
+  /// still full, an error) leaves the file as it was and removes the copy.
   OutputFile(const std::string& path, const RunMetadata& metadata,
              const std::vector<std::string>& observables, const OutputLengths& lengths);
+
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  /// Removes a working copy that was never published.
+  ~OutputFile();
+
+  /// Makes a resumed run's working copy the output file (flushed to disk, then renamed over
+  /// it); nothing for a new file or once done. Call after flush() and before a checkpoint that
+  /// counts on the rows written since.
+  void publish();
+
+  /// Records that the run did every sweep it was asked for (root attribute finished = 1).
+  void mark_finished();
 
   /// The committed lengths of the extendable datasets (for checkpoints).
   OutputLengths lengths() const {
@@ -118,6 +134,7 @@ class OutputFile {
   /// Pushes everything to disk and records the committed lengths.
   void flush();
 
+  /// Flushes, closes and publishes the file.
   void close();
 
  private:
@@ -126,7 +143,11 @@ class OutputFile {
   std::vector<hsize_t> chunk_rows(hsize_t rows) const;
   /// Sets the shapes and types that follow from the metadata.
   void set_layout(const RunMetadata& m);
+  /// The resume constructor's work on the working copy.
+  void reopen(const RunMetadata& m, const std::vector<std::string>& observables,
+              const OutputLengths& lengths);
   std::string path_;
+  std::string working_path_;  ///< a resumed run's copy until publish(); empty otherwise
   std::vector<int64_t> dims_;
   int replicas_ = 1;
   hid_t snapshot_type_ = H5T_NATIVE_INT8;  ///< memory and file type of configuration values
@@ -156,10 +177,23 @@ class OutputFile {
   int64_t timeslice_length_ = 0;
 };
 
-/// Makes an output file left by a crash or a full disk readable again, in place: pads it to
-/// the length its superblock records (HDF5 refuses to open a shorter file; the missing bytes
-/// were never committed) and cuts every extendable series back to its group's committed_length.
-/// Returns what it did, one line per change. Throws HdfError when the file cannot be repaired.
+/// The working copy of an output file that a resume or a recovery writes before it replaces
+/// the file.
+std::string working_copy_path(const std::string& output_path);
+
+/// Whether the file is an output whose run did all its sweeps (finished = 1); false for
+/// anything else, including a file HDF5 cannot open.
+bool output_finished(const std::string& path);
+
+/// Makes an output file left by a crash, a full disk or a copy cut short readable again: pads
+/// it to the length its superblock records (HDF5 refuses to open a shorter file), keeps of each
+/// series only committed rows whose every byte was in the file (lowering committed_length where
+/// the file was cut short) and removes other datasets whose bytes were not, so that no padding
+/// passes for data. Works on a working copy that replaces the file only when all went well;
+/// "nothing to repair" (an empty result) leaves the file untouched. Returns what it did, one
+/// line per change. Throws InputError when the file does not start with an HDF5 superblock
+/// (an empty file, another format) and HdfError when it cannot be repaired; the file is then
+/// untouched.
 std::vector<std::string> recover_output(const std::string& path);
 
 /// UTC time now, ISO 8601 ("2026-11-21T10:00:00Z").

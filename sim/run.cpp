@@ -101,6 +101,9 @@ void install_stop_signals() {
   // Past a file-size limit (ulimit -f) a write fails with EFBIG, reported like a full disk,
   // instead of the signal killing the run without a word.
   std::signal(SIGXFSZ, SIG_IGN);
+  // A closed stderr (sim ... 2>&1 | head -1) makes messages fail with EPIPE instead of killing
+  // the run.
+  std::signal(SIGPIPE, SIG_IGN);
 }
 
 RunSummary run_chain(const Config& config, Engine& engine, OutputFile* output, bool show_progress,
@@ -205,6 +208,7 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile* output, b
     c.engine = engine.state();  // collective: rank 0 gathers the configuration
     if (writes) {
       output->flush();
+      output->publish();  // a resumed run's copy: the checkpoint counts on its rows
       c.chain_config = config.chain_toml;
       c.sweep = sweep;
       c.last_snapshot = last_snapshot;

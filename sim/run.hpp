@@ -24,7 +24,8 @@ struct RunSummary {
 };
 
 /// Makes SIGTERM, SIGINT and SIGUSR1 ask the run loop to stop after the current sweeps with a
-/// checkpoint (a second SIGINT kills at once).
+/// checkpoint (a second SIGINT kills at once); ignores SIGXFSZ and SIGPIPE, so that a file-size
+/// limit or a closed stderr makes writes fail instead of killing the run.
 void install_stop_signals();
 
 /// Runs the chain described by config on engine, writing to output, from the start or from a
