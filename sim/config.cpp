@@ -770,6 +770,15 @@ Config read_point(const toml::table& root, const std::string& source_name,
     const std::optional<double> seconds = parse_walltime(text);
     if (!seconds) {
       r.fail(*node, "run.walltime", "must be a duration \"[D-]HH:MM:SS\", e.g. \"23:50:00\"");
+    } else if (*seconds <= kWalltimeMarginSeconds) {
+      // The run stops once no more than the margin remains: it would stop after its first
+      // sweeps, and a requeued job would advance a few sweeps per job.
+      const std::string margin = std::to_string(static_cast<int>(kWalltimeMarginSeconds));
+      r.fail(*node, "run.walltime",
+             std::to_string(static_cast<long long>(*seconds)) + " s is within the " + margin +
+                 " s safety margin the run keeps for its final checkpoint, so it would stop "
+                 "after its first sweeps; give more than " +
+                 margin + " s, or no walltime");
     } else {
       c.walltime = text;
       c.walltime_seconds = *seconds;

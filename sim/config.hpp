@@ -11,6 +11,10 @@
 
 namespace lattica {
 
+/// Seconds a run keeps in reserve before run.walltime (or Slurm's job end time) for its final
+/// checkpoint: it stops when no more than this remains, so run.walltime must be longer.
+constexpr double kWalltimeMarginSeconds = 30.0;
+
 /// Everything wrong with an input, one message per problem; the driver exits with code 2.
 class ConfigError : public std::runtime_error {
  public:

@@ -267,7 +267,8 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile* output, b
       slowest_step = std::max(
           slowest_step, std::chrono::duration<double>(Clock::now() - step_start).count());
     }
-    const double reserve = std::max(30.0, 3 * slowest_step + 2 * checkpoint_seconds);
+    const double reserve =
+        std::max(kWalltimeMarginSeconds, 3 * slowest_step + 2 * checkpoint_seconds);
     int64_t signal = stop_signal;
     bool out_of_time = deadline > 0 && epoch_seconds() + reserve >= deadline;
     bool minutes_due = config.checkpoint_minutes > 0 &&

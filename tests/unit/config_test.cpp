@@ -918,5 +918,20 @@ TEST(Config, StructureFactorKeys) {
                           {"measure.timeslice_momenta = 0", "between 1 and 64"}));
 }
 
+// --- limits (issue 17) --------------------------------------------------------------------------
+
+// The run stops while kWalltimeMarginSeconds remain (for its final checkpoint): a walltime
+// within that margin would stop every job after its first sweeps.
+TEST(Config, WalltimeMustExceedTheSafetyMargin) {
+  for (const char* walltime : {"00:00:01", "00:00:30"}) {
+    SCOPED_TRACE(walltime);
+    EXPECT_TRUE(has_message(
+        errors_of(with_key_in("run", std::string("walltime = \"") + walltime + "\"")),
+        {"in.toml:9:", std::string("run.walltime = '") + walltime + "'", "30 s", "safety margin"}));
+  }
+  EXPECT_EQ(parse_config(with_key_in("run", "walltime = \"00:00:31\""), "in.toml").walltime_seconds,
+            31.0);
+}
+
 }  // namespace
 }  // namespace lattica
