@@ -1,5 +1,6 @@
 #include "sim/config.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <toml++/toml.h>
@@ -7,7 +8,9 @@
 #include <cstdio>
 #include <optional>
 #include <charconv>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -1013,13 +1016,31 @@ std::string read_input_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw ConfigError({path + ": cannot read the input file: it is a directory"});
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError({path + ": cannot read the input file"});
+  // Non-blocking open: a FIFO without a writer reads as empty instead of waiting forever.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw ConfigError({path + ": cannot read the input file: " + std::strerror(errno)});
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // then wait for a slow writer
+  // At most one byte past the cap: enough to tell that an input (or /dev/zero) is too large.
   std::string text;
   char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0)
-    text.append(buffer, static_cast<size_t>(in.gcount()));
-  if (in.bad()) throw ConfigError({path + ": error while reading the input file"});
+  while (text.size() <= kMaxInputBytes) {
+    const size_t want = std::min(sizeof buffer, kMaxInputBytes + 1 - text.size());
+    const ssize_t n = ::read(fd, buffer, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw ConfigError({path + ": error while reading the input file: " + std::strerror(error)});
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  if (text.size() > kMaxInputBytes) {
+    throw ConfigError({path + ": the input file is larger than " +
+                       std::to_string(kMaxInputBytes >> 20) +
+                       " MiB, the most an input may hold (is it the right file?)"});
+  }
   return text;
 }
 

@@ -82,5 +82,45 @@ TEST_F(InputLimits, WalltimeWithinTheSafetyMarginIsRefused) {
   }
 }
 
+// --- inputs that never end ---------------------------------------------------------------------
+
+// An input larger than 4 MiB is refused before it is read further: endless devices used to be
+// read until memory ran out (an uncaught std::bad_alloc), a FIFO without a writer to block.
+TEST_F(InputLimits, EndlessOrHugeInputsAreRefused) {
+  for (const char* device : {"/dev/zero", "/dev/urandom"}) {
+    const RunResult r = limited_sim({device, "-o", "out.h5"});
+    expect_refused(r, {device, "4 MiB"});
+    EXPECT_FALSE(fs::exists(path("out.h5")));
+  }
+  {  // a regular file of valid TOML (comments only) one byte over the cap
+    std::string text;
+    while (text.size() <= (size_t(4) << 20)) text += "# a comment line of some length, repeated\n";
+    std::ofstream(path("huge.toml")) << text;
+    expect_refused(limited_sim({path("huge.toml"), "-o", "out.h5"}), {"huge.toml", "4 MiB"});
+  }
+  // A FIFO nobody writes to reads as empty, and one whose writer never stops hits the cap.
+  ASSERT_EQ(mkfifo(path("fifo.toml").c_str(), 0600), 0);
+  expect_refused(limited_sim({path("fifo.toml"), "-o", "out.h5"}, 30), {"fifo.toml"});
+  // This process holds both ends, so sim never sees the writer missing; writes that find the
+  // pipe full wait a millisecond and retry until sim has finished.
+  const int fifo = open(path("fifo.toml").c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(fifo, 0);
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    std::string line;  // 4 KiB per write
+    while (line.size() < 4096) line += "# endless\n";
+    while (!done) {
+      if (write(fifo, line.data(), line.size()) < 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  const RunResult endless = limited_sim({path("fifo.toml"), "-o", "out.h5"}, 30);
+  done = true;
+  writer.join();
+  close(fifo);
+  expect_refused(endless, {"fifo.toml", "4 MiB"});
+  EXPECT_FALSE(fs::exists(path("out.h5")));
+}
+
 }  // namespace
 }  // namespace lattica

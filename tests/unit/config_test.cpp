@@ -933,5 +933,31 @@ TEST(Config, WalltimeMustExceedTheSafetyMargin) {
             31.0);
 }
 
+// The input is read up to 4 MiB: a larger one (or one that never ends, such as /dev/zero,
+// see tests/cli/input_limits_test.cpp) is refused without reading it whole.
+TEST(Config, LoadConfigRefusesInputsLargerThanTheCap) {
+  const size_t cap = size_t(4) << 20;
+  char dir_template[] = "/tmp/lattica_config_test_XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string path = std::string(dir_template) + "/huge.toml";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << kMinimal << std::string(cap - kMinimal.size(), '#').replace(0, 1, "\n");
+  }
+  EXPECT_NO_THROW(load_config(path));  // exactly at the cap
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::app);
+    out << "#";
+  }
+  try {
+    load_config(path);
+    ADD_FAILURE() << "accepted an input over the cap";
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(has_message(e.messages(), {path, "larger than 4 MiB"}));
+  }
+  std::remove(path.c_str());
+  rmdir(dir_template);
+}
+
 }  // namespace
 }  // namespace lattica
