@@ -82,6 +82,89 @@ TEST_F(InputLimits, WalltimeWithinTheSafetyMarginIsRefused) {
   }
 }
 
+// --- couplings that overflow -------------------------------------------------------------------
+
+/// A small run of each model, to which a test adds couplings with --set.
+std::vector<std::string> model_run(const std::string& model,
+                                   const std::vector<std::string>& extra) {
+  std::vector<std::string> args{default_input(), "--backend",
+                                "cpu",           "-o",
+                                "out.h5",        "-q",
+                                "--set",         "lattice.dims=[8,8]",
+                                "--set",         "run.thermalization=10",
+                                "--set",         "run.measurements=10",
+                                "--set",         "model.kind=" + model};
+  if (model == "potts") args.insert(args.end(), {"--set", "model.q=3"});
+  if (model == "on") args.insert(args.end(), {"--set", "model.n=3"});
+  if (model == "phi4") {
+    // lattice.toml sets model.beta, which phi^4 refuses: a file of its own.
+    args[0] = "phi4.toml";
+  }
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// Huge couplings used to run and write -inf or NaN observables with exit 0; now the input is
+// refused, naming the coupling, whether it comes from the file, --set or a sweep.
+TEST_F(InputLimits, CouplingsThatOverflowAreRefusedForEveryModel) {
+  std::ofstream(path("phi4.toml"))
+      << "[model]\nkind = \"phi4\"\nkappa = 0.2\nlambda = 0.5\n[run]\nseed = 1\n";
+  const struct {
+    const char* model;
+    std::vector<std::string> set;
+    const char* key;
+  } cases[] = {
+      {"ising", {"--set", "model.beta=1e308"}, "model.beta"},
+      {"ising", {"--set", "model.h=-1e308"}, "model.h"},
+      {"potts", {"--set", "model.beta=1e308"}, "model.beta"},
+      {"potts", {"--set", "model.h=-1e308"}, "model.h"},
+      {"on", {"--set", "model.beta=1e308"}, "model.beta"},
+      {"on", {"--set", "model.h=-1e308"}, "model.h"},
+      {"on", {"--set", "model.precision=float", "--set", "model.beta=1e38"}, "model.beta"},
+      {"phi4", {"--set", "model.kappa=1e308"}, "model.kappa"},
+      {"phi4", {"--set", "model.lambda=1e308"}, "model.lambda"},
+      {"phi4", {"--set", "model.h=-1e308"}, "model.h"},
+      {"ising", {"--set", "model.beta=[0.4, 1e308]"}, "model.beta"},  // a sweep
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.model) + " " + c.set.back());
+    const RunResult r = sim(model_run(c.model, c.set));
+    expect_refused(r, {c.key, "overflow"});
+    EXPECT_FALSE(fs::exists(path("out.h5")));
+    EXPECT_FALSE(fs::exists(path("out.0.h5")));
+    EXPECT_FALSE(fs::exists(path("out.index.json")));
+  }
+  // Enormous couplings whose tables stay finite are the zero-temperature limit: they run, and
+  // their measurements are finite (a non-finite one would end the run with exit 3).
+  for (const std::vector<std::string>& fine : std::vector<std::vector<std::string>>{
+           {"--set", "model.beta=1e300"}, {"--set", "model.h=1e290"}}) {
+    const RunResult r = sim(model_run("ising", fine));
+    EXPECT_EQ(r.exit_code, 0) << fine.back() << "\n" << r;
+    fs::remove(path("out.h5"));
+  }
+}
+
+// A measurement that is not finite stops the run (exit 3, a runtime failure) with the
+// observable, the replica and the sweep, instead of being written: here a Langevin step so
+// large that the unadjusted dynamics diverges.
+TEST_F(InputLimits, NonFiniteMeasurementIsARuntimeErrorNamingObservableAndSweep) {
+  std::ofstream(path("ula.toml")) << "[lattice]\ndims = [8, 8]\n"
+                                     "[model]\nkind = \"phi4\"\nkappa = 0.25\nlambda = 0.5\n"
+                                     "[update]\nalgorithm = \"langevin\"\nlangevin_step = 5.0\n"
+                                     "[run]\nthermalization = 20\nmeasurements = 100\n"
+                                     "seed = 4\nbackend = \"cpu\"\n";
+  const RunResult r = sim({path("ula.toml"), "-o", "ula.h5"});
+  EXPECT_EQ(r.exit_code, 3) << r;
+  EXPECT_NE(r.err.find("sim: runtime failure:"), std::string::npos) << r;
+  EXPECT_NE(r.err.find("is not finite"), std::string::npos) << r;
+  EXPECT_NE(r.err.find("at sweep "), std::string::npos) << r;
+  EXPECT_NE(r.err.find("diverged"), std::string::npos) << r;
+  bool names_an_observable = false;
+  for (const char* name : {"'phi'", "'abs_phi'", "'phi2'", "'phi4'", "'link'", "'action'"})
+    names_an_observable |= r.err.find(name) != std::string::npos;
+  EXPECT_TRUE(names_an_observable) << r;
+}
+
 // --- inputs that never end ---------------------------------------------------------------------
 
 // An input larger than 4 MiB is refused before it is read further: endless devices used to be
