@@ -205,5 +205,137 @@ TEST_F(InputLimits, EndlessOrHugeInputsAreRefused) {
   EXPECT_FALSE(fs::exists(path("out.h5")));
 }
 
+// --- checkpoints with a valid checksum and impossible contents ---------------------------------
+
+/// Rewrites the checkpoint at `file` with `change` applied, through the program's own writer:
+/// the checksum is right (FNV-1a over the payload, computed by write_checkpoint), only the
+/// contents are wrong.
+void forge(const std::string& file, const std::function<void(Checkpoint&)>& change) {
+  Checkpoint c = read_checkpoint(file);
+  change(c);
+  write_checkpoint(file, c);
+}
+
+/// A double's bytes at index i of a configuration of doubles.
+void set_double(std::vector<unsigned char>& bytes, size_t i, double value) {
+  std::memcpy(bytes.data() + i * sizeof(double), &value, sizeof value);
+}
+
+struct Forgery {
+  const char* what;
+  std::function<void(Checkpoint&)> change;
+  std::vector<std::string> words;  ///< the message must name these
+};
+
+/// Runs `input` (with checkpoints) to its end, then for each forgery resumes from a forged copy
+/// of its checkpoint: exit 2 with the cause, and neither the output nor the checkpoint touched.
+void expect_forgeries_refused(const std::string& input, const std::vector<Forgery>& forgeries,
+                              const std::function<RunResult(const std::vector<std::string>&)>& run,
+                              const std::string& dir) {
+  const std::string in = dir + "/in.toml", out = dir + "/out.h5", checkpoint = out + ".checkpoint";
+  std::ofstream(in) << input;
+  ASSERT_EQ(run({in, "--backend", "cpu", "-o", out, "-q"}).exit_code, 0);
+  const std::string pristine = read_bytes(checkpoint);
+  ASSERT_FALSE(pristine.empty());
+  const std::string output = read_bytes(out);
+  for (const Forgery& f : forgeries) {
+    SCOPED_TRACE(f.what);
+    std::ofstream(checkpoint, std::ios::binary) << pristine;
+    forge(checkpoint, f.change);
+    const std::string forged = read_bytes(checkpoint);
+    const RunResult r =
+        run({in, "--backend", "cpu", "-o", out, "--resume", "--set", "run.measurements=40"});
+    expect_refused(r, f.words);
+    EXPECT_EQ(r.err.find("checksum"), std::string::npos) << r;  // the checksum was right
+    EXPECT_TRUE(read_bytes(out) == output) << "the output was touched";
+    EXPECT_TRUE(read_bytes(checkpoint) == forged) << "the checkpoint was touched";
+  }
+  // The pristine checkpoint still resumes (run.measurements may grow).
+  std::ofstream(checkpoint, std::ios::binary) << pristine;
+  const RunResult resumed =
+      run({in, "--backend", "cpu", "-o", out, "--resume", "--set", "run.measurements=40"});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed;
+}
+
+const char* const kIsingInput =
+    "[lattice]\ndims = [16, 16]\n[model]\nkind = \"ising\"\nbeta = 0.4\n"
+    "[run]\nthermalization = 10\nmeasurements = 20\nseed = 3\ncheckpoint_every = 5\n";
+
+TEST_F(InputLimits, CheckpointWithImpossibleCountersIsRefused) {
+  const auto run = [&](const std::vector<std::string>& args) {
+    return finish_within(start(args), 120);
+  };
+  expect_forgeries_refused(
+      kIsingInput,
+      {{"a negative sweep", [](Checkpoint& c) { c.sweep = -3; }, {"sweep", "-3"}},
+       {"a sweep beyond the run", [](Checkpoint& c) { c.sweep = 1000; }, {"sweep 1000"}},
+       {"a snapshot after the checkpoint's sweep",
+        [](Checkpoint& c) { c.last_snapshot = c.sweep + 7; },
+        {"snapshot"}},
+       {"more output rows than measurements",
+        [](Checkpoint& c) { c.output.measurements += 5; },
+        {"measurements", "25"}},
+       {"the engine's measurement count",
+        [](Checkpoint& c) { c.engine.measurements = 1000; },
+        {"measurements", "1000"}},
+       {"negative output rows", [](Checkpoint& c) { c.output.snapshots = -1; }, {"snapshots"}},
+       {"a histogram that does not add up",
+        [](Checkpoint& c) { c.engine.histograms.at(0).samples += 1; },
+        {"histogram", "energy"}},
+       {"a configuration of the wrong size",
+        [](Checkpoint& c) { c.engine.configuration.resize(10); },
+        {"configuration", "10 bytes"}}},
+      run, dir_);
+}
+
+TEST_F(InputLimits, CheckpointWithImpossibleSpinsIsRefused) {
+  const auto run = [&](const std::vector<std::string>& args) {
+    return finish_within(start(args), 120);
+  };
+  expect_forgeries_refused(kIsingInput,
+                           {{"an Ising spin of 7",
+                             [](Checkpoint& c) { c.engine.configuration.at(5) = 7; },
+                             {"site 5", "7", "+1 or -1"}}},
+                           run, dir_);
+  fs::create_directory(path("potts"));
+  expect_forgeries_refused(
+      "[lattice]\ndims = [8, 8]\n[model]\nkind = \"potts\"\nq = 3\nbeta = 0.5\n"
+      "[run]\nthermalization = 10\nmeasurements = 20\nseed = 3\ncheckpoint_every = 5\n",
+      {{"a Potts state >= q",
+        [](Checkpoint& c) { c.engine.configuration.at(9) = 3; },
+        {"site 9", "3", "q = 3"}}},
+      run, path("potts"));
+  fs::create_directory(path("on"));
+  expect_forgeries_refused(
+      "[lattice]\ndims = [8, 8]\n[model]\nkind = \"on\"\nn = 3\nbeta = 0.5\n"
+      "[run]\nthermalization = 10\nmeasurements = 20\nseed = 3\ncheckpoint_every = 5\n",
+      {{"an O(3) spin of length 2",
+        [](Checkpoint& c) {
+          for (size_t k = 0; k < 3; ++k) set_double(c.engine.configuration, 3 * 4 + k, k ? 0 : 2);
+        },
+        {"site 4", "unit"}},
+       {"an O(3) spin with a NaN",
+        [](Checkpoint& c) {
+          set_double(c.engine.configuration, 0, std::numeric_limits<double>::quiet_NaN());
+        },
+        {"site 0", "unit"}}},
+      run, path("on"));
+  fs::create_directory(path("phi4"));
+  expect_forgeries_refused(
+      "[lattice]\ndims = [8, 8]\n[model]\nkind = \"phi4\"\nkappa = 0.2\nlambda = 0.5\n"
+      "[run]\nthermalization = 10\nmeasurements = 20\nseed = 3\ncheckpoint_every = 5\n",
+      {{"a NaN field value",
+        [](Checkpoint& c) {
+          set_double(c.engine.configuration, 11, std::numeric_limits<double>::quiet_NaN());
+        },
+        {"site 11", "finite"}},
+       {"an infinite field value",
+        [](Checkpoint& c) {
+          set_double(c.engine.configuration, 2, -std::numeric_limits<double>::infinity());
+        },
+        {"site 2", "finite"}}},
+      run, path("phi4"));
+}
+
 }  // namespace
 }  // namespace lattica
