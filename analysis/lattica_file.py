@@ -600,6 +600,10 @@ def load(path):
                 raise SchemaError(f"{path}: {item.name} has shape {item.shape} but the file "
                                   f"says replicas = {replicas}")
             observables[name] = item[:n].astype(np.float64, copy=False)
+            bad = np.count_nonzero(~np.isfinite(observables[name]))
+            if bad:  # an old file: sim now stops before writing such a value
+                warnings.append(f"/observables/{name}: {bad} value(s) not finite; summary, "
+                                f"reweight, crossing and plot refuse this file")
 
         histograms = _read_histograms(f, path, warnings)
 

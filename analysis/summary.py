@@ -140,7 +140,8 @@ def derived_quantities(beta, volume, h, model="ising", components=1, helicity_ax
         specs.append(("chi_c", ("m^2", "m"), lambda a: b * volume * (a[0] - a[1] ** 2),
                       f"{bv} (<m^2> - <m>^2){note}"))
     if beta is not None:
-        specs.append(("C", ("e^2", "e"), lambda a: beta ** 2 * volume * (a[0] - a[1] ** 2),
+        # beta * beta: a huge beta gives inf (reported as not finite); beta ** 2 would raise.
+        specs.append(("C", ("e^2", "e"), lambda a: beta * beta * volume * (a[0] - a[1] ** 2),
                       "beta^2 V (<e^2> - <e>^2)"))
     if helicity_axes:
         axes = tuple(f"helicity_{a}" for a in range(helicity_axes))
@@ -290,6 +291,14 @@ def prepare(run, cut=None):
     if missing:
         raise ValueError(f"{run.path}: needs observables {', '.join(needed)}; missing "
                          f"{', '.join(missing)}")
+    for name, chain in run.chains.items():
+        bad = np.argwhere(~np.isfinite(chain))
+        if len(bad):
+            k, r = bad[0]
+            raise ValueError(f"{run.path}: {name} is {chain[k, r]} at sweep {run.sweep[k]} "
+                             f"(replica {r}): the run overflowed, and values that are not "
+                             f"finite cannot be analysed (sim now refuses such couplings, or "
+                             f"stops with exit status 3)")
     energy, magnetization = run.chains[energy_name], run.chains[order_name]
     n = energy.shape[0]
     if n < 2:

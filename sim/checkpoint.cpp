@@ -1,13 +1,21 @@
 #include "sim/checkpoint.hpp"
 
+#include "sim/config.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <sstream>
+#include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace lattica {
@@ -122,6 +130,55 @@ std::vector<unsigned char> serialize(const Checkpoint& c) {
   return w.bytes;
 }
 
+/// Refuses contents no run writes, whatever its input: negative counts, a snapshot after the
+/// checkpoint, histograms that do not add up, sums or steps that are not finite. (The checksum
+/// only shows that the file is as written.)
+void check_counts(const Checkpoint& c, const Reader& r) {
+  auto number = [](auto x) { return std::to_string(x); };
+  if (c.sweep < 0) r.fail("the sweep count " + number(c.sweep) + " is negative");
+  if (c.last_snapshot < -1 || c.last_snapshot > c.sweep) {
+    r.fail("the last snapshot, at sweep " + number(c.last_snapshot) +
+           ", is not between -1 (none) and the checkpoint's sweep " + number(c.sweep));
+  }
+  const OutputLengths& o = c.output;
+  const std::pair<const char*, int64_t> rows[] = {
+      {"measurements", o.measurements},
+      {"snapshots", o.snapshots},
+      {"structure factor series", o.structure_factor_series},
+      {"time slices", o.timeslices}};
+  for (const auto& [what, n] : rows) {
+    if (n < 0) r.fail("the output's rows of " + std::string(what) + " are " + number(n));
+  }
+  const EngineState& e = c.engine;
+  if (e.measurements < 0)
+    r.fail("the measurement count " + number(e.measurements) + " is negative");
+  for (const ExactHistogram& h : e.histograms) {
+    long long total = 0;
+    for (const auto& [value, count] : h.counts) {
+      if (count <= 0 || total > std::numeric_limits<long long>::max() - count)
+        r.fail("histogram '" + h.name + "' has a count of " + number(count));
+      total += count;
+    }
+    if (total != h.samples) {
+      r.fail("histogram '" + h.name + "' records " + number(h.samples) +
+             " samples but its counts add up to " + number(total));
+    }
+  }
+  const StructureFactorSums& sf = e.structure_factor;
+  auto all_finite = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+  };
+  if (sf.samples < 0 || !all_finite(sf.power_sum) || !all_finite(sf.power_squares) ||
+      !all_finite(sf.mean_field_sum))
+    r.fail("the structure factor's sums are negative or not finite");
+  const StepTuning& t = e.tuning;
+  if (t.applies && !(std::isfinite(t.step) && t.step > 0))
+    r.fail("the Metropolis step " + number(t.step) + " is not a finite number > 0");
+  if (t.langevin &&
+      !(std::isfinite(t.langevin_step) && t.langevin_step > 0 && std::isfinite(t.langevin_shift)))
+    r.fail("the Langevin step or shift is not finite");
+}
+
 Checkpoint deserialize(Reader& r) {
   Checkpoint c;
   c.chain_config = r.get_string();
@@ -153,6 +210,7 @@ Checkpoint deserialize(Reader& r) {
   e.tuning = r.get<StepTuning>();
   e.langevin_shift_set = r.get<bool>();
   if (!r.done()) r.fail("unexpected data after the end");
+  check_counts(c, r);
   return c;
 }
 
@@ -160,7 +218,129 @@ Checkpoint deserialize(Reader& r) {
   throw CheckpointError("cannot " + what + " checkpoint " + path + ": " + std::strerror(errno));
 }
 
+/// The first site of `configuration` (replica-major, lexicographic, `site_size` bytes a site)
+/// whose state the model cannot reach, described; empty when there is none.
+std::string impossible_site(const std::vector<unsigned char>& configuration, const Config& config,
+                            size_t site_size) {
+  const int64_t volume = config.volume();
+  const size_t sites = configuration.size() / site_size;
+  auto where = [&](size_t i) {
+    return "site " + std::to_string(static_cast<int64_t>(i) % volume) + " of replica " +
+           std::to_string(static_cast<int64_t>(i) / volume);
+  };
+  const bool ising = config.model_kind == "ising", potts = config.model_kind == "potts",
+             on = config.model_kind == "on", single = config.precision == "float";
+  // The i-th real number of the configuration (O(n) and phi^4 store float or double).
+  auto real = [&](size_t i) {
+    if (single) {
+      float x;
+      std::memcpy(&x, configuration.data() + i * sizeof x, sizeof x);
+      return static_cast<double>(x);
+    }
+    double x;
+    std::memcpy(&x, configuration.data() + i * sizeof x, sizeof x);
+    return x;
+  };
+  auto length = [&](size_t i) {
+    double norm2 = 0;
+    for (int k = 0; k < config.n; ++k) norm2 += real(i * config.n + k) * real(i * config.n + k);
+    return std::sqrt(norm2);
+  };
+  // Spins are renormalised after every move: a float's rounding is far below the tolerance.
+  auto reachable = [&](size_t i) {
+    if (ising) return configuration[i] == 1 || configuration[i] == 0xFF;  // +1 or -1
+    if (potts) return configuration[i] < config.q;
+    if (on) return std::fabs(length(i) * length(i) - 1.0) <= 1e-4;
+    return static_cast<bool>(std::isfinite(real(i)));
+  };
+  for (size_t i = 0; i < sites; ++i) {
+    if (reachable(i)) continue;
+    std::ostringstream os;
+    os << where(i);
+    if (ising) {
+      os << " holds " << int(static_cast<int8_t>(configuration[i]))
+         << ", but an Ising spin is +1 or -1";
+    } else if (potts) {
+      os << " holds " << int(configuration[i])
+         << ", but a Potts state is 0 .. q-1 with q = " << config.q;
+    } else if (on) {
+      os << " is not a unit vector (length " << length(i) << ")";
+    } else {
+      os << " holds " << real(i) << ", which is not a finite field value";
+    }
+    return os.str();
+  }
+  return "";
+}
+
 }  // namespace
+
+void check_checkpoint_fits(const Checkpoint& c, const Config& config, const std::string& path) {
+  std::vector<std::string> problems;
+  auto expect = [&](int64_t found, int64_t wanted, const std::string& what) {
+    if (found != wanted) {
+      problems.push_back(what + ": " + std::to_string(found) + " at sweep " +
+                         std::to_string(c.sweep) + ", but the run has " + std::to_string(wanted) +
+                         " by then");
+    }
+  };
+  // Measurements so far, and those of them that took the spectral measurements (the first,
+  // then every k-th).
+  const int64_t measured = c.sweep > config.thermalization
+                               ? (c.sweep - config.thermalization) / config.measure_every
+                               : 0;
+  auto every = [&](bool on, int64_t k) { return on ? (measured + k - 1) / k : 0; };
+  const int64_t replicas = config.replicas;
+  const EngineState& e = c.engine;
+  expect(e.measurements, measured, "the engine's measurements");
+  expect(c.output.measurements, measured, "the output's measurements");
+  const int64_t spectra = every(config.structure_factor, config.structure_factor_every);
+  expect(c.output.structure_factor_series, spectra, "the output's structure factor rows");
+  if (e.structure_factor.samples > 0 || spectra > 0)
+    expect(e.structure_factor.samples, spectra * replicas, "the structure factor's samples");
+  expect(c.output.timeslices, every(config.timeslice, config.timeslice_every),
+         "the output's time-slice rows");
+
+  const std::vector<std::string> names =
+      config.model_kind == "ising"   ? std::vector<std::string>{"energy", "magnetization"}
+      : config.model_kind == "potts" ? std::vector<std::string>{"energy"}
+                                     : std::vector<std::string>{};
+  std::vector<std::string> found;
+  for (const ExactHistogram& h : e.histograms) {
+    found.push_back(h.name);
+    expect(h.samples, measured * replicas, "the samples of histogram '" + h.name + "'");
+  }
+  if (found != names)
+    problems.push_back("its histograms are not the " + config.model_kind + " model's");
+
+  const StructureFactorSums& sf = e.structure_factor;
+  if (sf.samples > 0) {
+    const std::vector<int64_t>& dims = config.dims;
+    const int64_t modes = config.volume() / dims.back() * (dims.back() / 2 + 1);
+    const size_t components = config.model_kind == "potts" ? 2
+                              : config.model_kind == "on"  ? static_cast<size_t>(config.n)
+                                                           : 1;
+    if (sf.dims != dims || sf.power_sum.size() != static_cast<size_t>(modes) ||
+        sf.power_squares.size() != static_cast<size_t>(modes) ||
+        sf.mean_field_sum.size() != components)
+      problems.push_back("its structure factor's sums do not have the lattice's shape");
+  }
+
+  const size_t site_size = site_bytes(config.engine_settings());
+  const size_t bytes = static_cast<size_t>(replicas * config.volume()) * site_size;
+  if (e.configuration.size() != bytes) {
+    problems.push_back("the configuration has " + std::to_string(e.configuration.size()) +
+                       " bytes, where " + std::to_string(replicas) + " replica(s) of " +
+                       std::to_string(config.volume()) + " sites need " + std::to_string(bytes));
+  } else if (const std::string site = impossible_site(e.configuration, config, site_size);
+             !site.empty()) {
+    problems.push_back("the configuration's " + site);
+  }
+  if (problems.empty()) return;
+  std::string list;
+  for (const std::string& p : problems) list += (list.empty() ? "" : "; ") + p;
+  throw CheckpointError("checkpoint " + path + " cannot continue this run: " + list);
+}
 
 std::string checkpoint_path(const std::string& output_path) {
   return output_path + ".checkpoint";

@@ -1,6 +1,7 @@
 #pragma once
 // Input schema: parsing, command-line overrides and validation of a Lattica TOML input.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -10,6 +11,14 @@
 #include "sim/engine.hpp"
 
 namespace lattica {
+
+/// Seconds a run keeps in reserve before run.walltime (or Slurm's job end time) for its final
+/// checkpoint: it stops when no more than this remains, so run.walltime must be longer.
+constexpr double kWalltimeMarginSeconds = 30.0;
+
+/// The largest input file read, in bytes (inputs are a few KiB): a larger file, or one that
+/// never ends such as /dev/zero, is refused instead of read into memory.
+constexpr size_t kMaxInputBytes = size_t(4) << 20;
 
 /// Everything wrong with an input, one message per problem; the driver exits with code 2.
 class ConfigError : public std::runtime_error {

@@ -194,6 +194,8 @@ class LatticeEngine final : public Engine {
     Sums* sums = next_sums();
     if (packed()) {
       if constexpr (kPackable) packed_->sums_into(sums);
+    } else if (!box_ && lattice_.half_volume <= kSerialSumSites) {
+      exec_.for_each(replicas(), ReplicaSums<D, Model>{lattice_, params_, spins_.data(), sums});
     } else {
       for (int r = 0; r < replicas(); ++r) {
         const SiteSums<D, Model> site_sums{lattice_, params_, spins_.data() + r * lattice_.volume()};
@@ -277,12 +279,8 @@ class LatticeEngine final : public Engine {
       Model::observables(params_, host_sums_[static_cast<size_t>(i)], static_cast<double>(volume_),
                          &out.values[i * n_obs]);
     }
-    if (langevin_ && !std::all_of(out.values.begin(), out.values.end(),
-                                  [](double v) { return std::isfinite(v); })) {
-      throw std::runtime_error(
-          "the Langevin dynamics diverged (observables are not finite): lower "
-          "update.langevin_step, or use \"mala\", whose accept/reject keeps it stable");
-    }
+    // Values that are not finite (a diverging Langevin run) are refused by the run loop, which
+    // knows their sweeps.
     out.spectral_rows = spectral_rows_;
     out.spectral_values.resize(spectral_rows_.size() * 2 * replicas());
     if (!spectral_rows_.empty()) {

@@ -128,6 +128,11 @@ lattica::Checkpoint checkpoint_to_resume(const lattica::Config& config) {
                               std::to_string(total) + " sweeps, but the checkpoint is at sweep " +
                               std::to_string(c.sweep));
   }
+  try {
+    lattica::check_checkpoint_fits(c, config, path);  // a valid checksum, impossible contents
+  } catch (const lattica::CheckpointError& e) {
+    throw lattica::InputError(std::string("--resume: ") + e.what());
+  }
   if (!std::filesystem::exists(config.output_path)) {
     throw lattica::InputError("--resume: the output " + config.output_path +
                               " of the checkpoint is missing");

@@ -5,10 +5,14 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <sstream>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace lattica {
@@ -89,6 +93,27 @@ class Progress {
   bool shown_ = false;
 };
 
+/// Throws (a runtime failure) at the first value of `batch` that is not finite, naming the
+/// observable, the replica and the sweep, so that it never reaches the output: the couplings
+/// made the energies overflow, or a Langevin pass diverged. sweeps[first + k] is the sweep of
+/// the batch's measurement k.
+void refuse_non_finite(const MeasurementBatch& batch, const std::vector<int64_t>& sweeps,
+                       size_t first, const std::vector<std::string>& names, int replicas,
+                       bool langevin) {
+  const size_t per_measurement = names.size() * static_cast<size_t>(replicas);
+  for (size_t i = 0; i < batch.values.size(); ++i) {
+    if (std::isfinite(batch.values[i])) continue;
+    const size_t k = i / per_measurement, r = i % per_measurement / names.size();
+    std::ostringstream os;
+    os << "the measurement at sweep " << sweeps[first + k] << " is not finite: observable '"
+       << names[i % names.size()] << "' of replica " << r << " is " << batch.values[i]
+       << (langevin ? "; the Langevin dynamics diverged: lower update.langevin_step, or use "
+                      "\"mala\", whose accept/reject keeps it stable"
+                    : "; the couplings make the model's numbers overflow: choose smaller ones");
+    throw std::runtime_error(os.str());
+  }
+}
+
 }  // namespace
 
 void install_stop_signals() {
@@ -138,11 +163,16 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile* output, b
   std::vector<double> spectral_values;
   std::vector<int64_t> timeslice_sweeps;  // time-slice correlators waiting to be written
   std::vector<double> timeslice_values;
+  const std::vector<std::string> observable_names = engine.observable_names();
+  const bool langevin =
+      std::any_of(config.sequence.begin(), config.sequence.end(),
+                  [](const std::string& a) { return a == "langevin" || a == "mala"; });
   auto collect = [&] {
     engine.collect(batch);
-    values.insert(values.end(), batch.values.begin(), batch.values.end());
     // The batch holds the last batch.count measurements of `sweeps`.
     const size_t first = sweeps.size() - static_cast<size_t>(batch.count);
+    refuse_non_finite(batch, sweeps, first, observable_names, engine.replicas(), langevin);
+    values.insert(values.end(), batch.values.begin(), batch.values.end());
     for (int64_t row : batch.spectral_rows) spectral_sweeps.push_back(sweeps[first + row]);
     spectral_values.insert(spectral_values.end(), batch.spectral_values.begin(),
                            batch.spectral_values.end());
@@ -271,7 +301,8 @@ RunSummary run_chain(const Config& config, Engine& engine, OutputFile* output, b
       slowest_step = std::max(
           slowest_step, std::chrono::duration<double>(Clock::now() - step_start).count());
     }
-    const double reserve = std::max(30.0, 3 * slowest_step + 2 * checkpoint_seconds);
+    const double reserve =
+        std::max(kWalltimeMarginSeconds, 3 * slowest_step + 2 * checkpoint_seconds);
     int64_t signal = stop_signal;
     bool out_of_time = deadline > 0 && epoch_seconds() + reserve >= deadline;
     bool minutes_due = config.checkpoint_minutes > 0 &&

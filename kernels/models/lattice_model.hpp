@@ -146,6 +146,28 @@ struct SiteSums {
   }
 };
 
+/// Largest colour volume V/2 whose sums ReplicaSums adds serially: small lattices, where a
+/// reduction per replica would cost a launch (GPU) or a parallel region (CPU) for a few sites.
+constexpr int64_t kSerialSumSites = 512;
+
+/// The sums of every replica of a small lattice in one launch: functor over replicas, each
+/// adding SiteSums over its colour-0 sites in site order (the CPU's reduce_sum order for one
+/// chunk, so the CPU's doubles are the same either way). Precondition: V/2 <= kSerialSumSites.
+template <int D, class Model>
+struct ReplicaSums {
+  Checkerboard<D> lattice;
+  typename Model::Params params;
+  const typename Model::Spin* spins;  ///< every replica's checkerboard storage
+  typename Model::Sums* sums;         ///< sums[r] receives replica r's
+
+  LATTICA_HD_INLINE void operator()(int64_t replica) const {
+    const SiteSums<D, Model> site_sums{lattice, params, spins + replica * lattice.volume()};
+    typename Model::Sums total{};
+    for (int64_t j = 0; j < lattice.half_volume; ++j) total = total + site_sums(j);
+    sums[replica] = typename Model::Sums{} + total;
+  }
+};
+
 /// Initial configuration of every replica; functor over replica * V + storage position.
 template <int D, class Model, bool kBoxed = false>
 struct Initialize {

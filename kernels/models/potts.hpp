@@ -61,7 +61,7 @@ inline PottsParams make_potts_params(int d, int q, double beta, double h, uint64
   p.q = q;
   for (int dn = -8; dn <= 8; ++dn) {
     for (int dz = -1; dz <= 1; ++dz) {
-      // dE = -(dn + h dz); 1/2 at beta dE = 0, as for Ising (ising.hpp says why).
+      // dE = -(dn + h dz); 15/16 at beta dE = 0, as for Ising (ising.hpp says why).
       p.accept[dn + 8][dz + 1] = metropolis_threshold(-beta * (dn + h * dz));
     }
   }

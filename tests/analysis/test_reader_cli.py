@@ -283,6 +283,37 @@ class CommandTest(Scratch):
         self.assertIn("missing.h5", err)
         self.assertIn("a.h5", out)
 
+    def test_values_that_are_not_finite(self):
+        # Files from before sim refused overflowing couplings hold -inf or NaN: every command
+        # that analyses the series says where (exit status 1), none raises.
+        e, m = ising_like(self.rng, 200, 2, 16)
+        e_inf = e.copy()
+        e_inf[7, 1] = -np.inf
+        m_nan = m.copy()
+        m_nan[3, 0] = np.nan
+        inf = synthetic.write_run(self.path("inf.h5"), e_inf, m, beta=0.4, dims=(4, 4))
+        nan = synthetic.write_run(self.path("nan.h5"), e, m_nan, beta=0.4, dims=(4, 4))
+        for path, found in ((inf, "energy is -inf at sweep 8 (replica 1)"),
+                            (nan, "magnetization is nan at sweep 4 (replica 0)")):
+            for command in (("summary", path), ("reweight", path, "--beta", "0.41"),
+                            ("crossing", path), ("plot", path, "--out", self.path("figures"))):
+                status, _, err = call(*command)
+                self.assertEqual(status, 1, command)
+                self.assertIn(found, err, command)
+                self.assertIn("not finite", err, command)
+            status, out, err = call("info", path)
+            self.assertEqual(status, 0, err)
+            self.assertIn("not finite", out + err)
+        # An enormous but finite beta (sim allows it where its tables stay finite) is analysed:
+        # beta^2 V overflows to inf, reported as not finite instead of raising.
+        cold = synthetic.write_run(self.path("cold.h5"), e, m, beta=1e300, dims=(4, 4))
+        status, out, err = call("summary", cold, "--json")
+        self.assertEqual(status, 0, err)
+        warnings = json.loads(out)["files"][0]["warnings"]
+        self.assertTrue(any(w.startswith("C:") for w in warnings), warnings)
+        status, _, err = call("reweight", cold, "--beta", "1e300")
+        self.assertEqual(status, 0, err)
+
     def test_help(self):
         for command in ("info", "summary", "reweight", "crossing", "plot"):
             status, out, _ = call(command, "--help")

@@ -7,6 +7,8 @@
 
 #include <signal.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <random>
 
@@ -586,16 +588,29 @@ INSTANTIATE_TEST_SUITE_P(Backends, CheckpointCli, testing::Values("cpu", "cuda")
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 
 // run.walltime stops the run (checkpoint, exit 75) while there is still time for a checkpoint
-// (at least 30 s before it); resuming without the walltime finishes the same chain.
+// (at least 30 s before it; a shorter walltime is refused, see input_limits_test.cpp):
+// with 31 s, a run far too long to finish stops after about a second. Resuming without the
+// walltime, with as many measurements as reach past the stop, finishes the same chain as a
+// straight run of that length.
 TEST_F(Cli, WalltimeStopsWithACheckpoint) {
   std::ofstream(path("in.toml")) << kCheckpointedIsing;
-  ASSERT_EQ(sim({path("in.toml"), "--backend", "cpu", "-o", "reference.h5", "-q"}).exit_code, 0);
   const RunResult stopped = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--set",
-                                 "run.walltime=00:00:20"});
+                                 "run.walltime=00:00:31", "--set", "run.measurements=1000000000"});
   ASSERT_EQ(stopped.exit_code, 75) << stopped;
   EXPECT_NE(stopped.err.find("walltime"), std::string::npos) << stopped;
-  const RunResult resumed = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume"});
+  const size_t at = stopped.err.find("after sweep ");
+  ASSERT_NE(at, std::string::npos) << stopped;
+  const long long stop = std::stoll(stopped.err.substr(at + 12));
+  // kCheckpointedIsing: 1000 thermalization sweeps, a measurement every 2.
+  const std::string measurements =
+      "run.measurements=" + std::to_string(std::max(0LL, (stop - 1000 + 1) / 2) + 50);
+  const RunResult resumed = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume",
+                                 "--set", measurements});
   ASSERT_EQ(resumed.exit_code, 0) << resumed;
+  ASSERT_EQ(sim({path("in.toml"), "--backend", "cpu", "-o", "reference.h5", "-q", "--set",
+                 measurements})
+                .exit_code,
+            0);
   expect_same_datasets(path("reference.h5"), path("out.h5"));
 }
 
@@ -711,7 +726,7 @@ TEST_F(Cli, DiskFullKeepsTheCheckpointAndRecovers) {
 // Hostile input files end to end: every mutant either runs (kept tiny by the overrides) or
 // exits 2 with "sim: error:" and writes no output file; never a crash or another code.
 TEST_F(Cli, HostileInputFilesExitTwoWithoutOutput) {
-  const std::vector<std::string> seeds = test::input_corpus(LATTICA_SOURCE_DIR);
+  const std::vector<std::string> seeds = test::input_corpus(source_dir());
   std::mt19937_64 random(0xBAD);
   int refused = 0;
   for (int i = 0; i < 150; ++i) {

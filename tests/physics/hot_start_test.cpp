@@ -1,5 +1,5 @@
 // The hot-start test of tests/support/hot_start.hpp on the CPU backend: 4096 replicas, an
-// energy error near 1e-4 (the old rule's bias is 7 of them) and a P(E = 0) error near 2e-5 (the
+// energy error near 1.2e-4 (the old rule's bias is 7 of them) and a P(E = 0) error near 2e-5 (the
 // old rule's excess is 25 of them); the GPU test (gpu_hot_start_test.cpp) resolves 1.6e-5 in
 // the energy.
 
@@ -10,7 +10,7 @@ namespace {
 
 TEST(HotStart, MetropolisEnergyIsExact4x4) {
   auto engine = make_cpu_engine(hot_start_4x4(UpdateAlgorithm::metropolis, 4096));
-  expect_exact_hot_start(*engine, 8000, 1.5e-4);
+  expect_exact_hot_start(*engine, 12000, 1.5e-4);
 }
 
 }  // namespace

@@ -116,16 +116,16 @@ TEST(FourierLangevin, MalaAgreesWithMetropolisWhereUnadjustedIsBiased) {
   EXPECT_GT(largest_bias, 8.0) << "the unadjusted Langevin bias at epsilon = 0.2";
 }
 
-// A step too large for the unadjusted dynamics makes it diverge: a clear error, not NaNs in
-// the output.
-TEST(FourierLangevin, DivergenceIsAnError) {
+// A step too large for the unadjusted dynamics makes it diverge. The engine reports the
+// measurements as they are; sim's run loop refuses the first that is not finite, naming the
+// observable and the sweep, before it reaches the output (tests/cli/input_limits_test.cpp).
+TEST(FourierLangevin, DivergenceShowsInTheMeasurements) {
   auto engine = make_cpu_engine(phi4({8, 8}, 0.25, 0.5, 0.0, {UpdateAlgorithm::langevin}, 5.0));
-  try {
-    sample(*engine, 20, 200, 1);
-    FAIL() << "expected the divergence to be reported";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("update.langevin_step"), std::string::npos) << e.what();
+  bool diverged = false;
+  for (const std::vector<double>& series : sample(*engine, 20, 200, 1)) {
+    for (double x : series) diverged |= !std::isfinite(x);
   }
+  EXPECT_TRUE(diverged);
 }
 
 }  // namespace

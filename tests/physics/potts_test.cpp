@@ -103,7 +103,7 @@ TEST(IsingRing, ClosedFormFiniteRing) {
 
 TEST(IsingRing, MetropolisAtZeroFieldAgainstEnumeration) {
   // With dE = 0 moves accepted for certain, checkerboard Metropolis moved the walls of a ring
-  // deterministically and conserved their drift: not ergodic. Accepted with 1/2, it is.
+  // deterministically and conserved their drift: not ergodic. Accepted with 15/16, it is.
   EngineSettings s;
   s.dims = {12};
   s.beta = 0.6;

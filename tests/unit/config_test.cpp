@@ -370,7 +370,7 @@ TEST(Config, PottsNeedsQInRangeAndIsingRefusesIt) {
 
 TEST(Config, OneDimensionalZeroFieldMetropolisIsAccepted) {
   // Refused while Metropolis accepted dE = 0 moves for certain (then not ergodic in 1D at h = 0:
-  // tests/physics/ergodicity_test.cpp); accepted with probability 1/2 now.
+  // tests/physics/ergodicity_test.cpp); accepted with probability 15/16 now.
   EXPECT_EQ(parse_config(with_line("dims", "dims = [64]"), "in.toml").sequence,
             std::vector<std::string>{"metropolis"});
 }
@@ -913,6 +913,126 @@ TEST(Config, StructureFactorKeys) {
   EXPECT_EQ(parse_config(t.resolved_toml, "r.toml").timeslice_momenta, 3);
   EXPECT_TRUE(has_message(errors_of(with_section("measure", "timeslice_momenta = 0")),
                           {"measure.timeslice_momenta = 0", "between 1 and 64"}));
+}
+
+// --- limits (issue 17) --------------------------------------------------------------------------
+
+// The run stops while kWalltimeMarginSeconds remain (for its final checkpoint): a walltime
+// within that margin would stop every job after its first sweeps.
+TEST(Config, WalltimeMustExceedTheSafetyMargin) {
+  for (const char* walltime : {"00:00:01", "00:00:30"}) {
+    SCOPED_TRACE(walltime);
+    EXPECT_TRUE(has_message(
+        errors_of(with_key_in("run", std::string("walltime = \"") + walltime + "\"")),
+        {"in.toml:9:", std::string("run.walltime = '") + walltime + "'", "30 s", "safety margin"}));
+  }
+  EXPECT_EQ(parse_config(with_key_in("run", "walltime = \"00:00:31\""), "in.toml").walltime_seconds,
+            31.0);
+}
+
+/// `text` with the line "KEY = ..." of `key` replaced by "KEY = value", or the line added to
+/// [model] when the input has none.
+std::string with_model_value(std::string text, const std::string& key, const std::string& value) {
+  const size_t at = text.find("\n" + key + " = ");
+  if (at == std::string::npos)
+    return text.replace(text.find("[model]\n") + 8, 0, key + " = " + value + "\n");
+  const size_t end = text.find('\n', at + 1);
+  return text.replace(at + 1, end - at - 1, key + " = " + value);
+}
+
+// Couplings whose transition tables or energies overflow a double (or the float of a
+// single-precision continuous model) used to run and write -inf or NaN; every model refuses
+// them, naming the coupling, its value and what overflows.
+TEST(Config, CouplingsWhoseTablesOrEnergiesOverflowAreRefused) {
+  const std::string potts = with_key_in("model", "q = 3");
+  const std::string potts_input =
+      std::string(potts).replace(potts.find("\"ising\""), 7, "\"potts\"");
+  const struct {
+    std::string text;
+    const char* key;
+    const char* value;
+    const char* what;
+  } cases[] = {
+      {with_model_value(kMinimal, "beta", "1e308"), "model.beta", "1e+308", "beta dE"},
+      {with_model_value(kMinimal, "h", "-1e308"), "model.h", "-1e+308", "energy"},
+      {with_model_value(kMinimal, "h", "1e307"), "model.h", "1e+307", "energy"},
+      {with_model_value(potts_input, "beta", "1e308"), "model.beta", "1e+308", "beta dE"},
+      {with_model_value(potts_input, "h", "-1e308"), "model.h", "-1e+308", "energy"},
+      {with_model_value(kXy, "beta", "1e308"), "model.beta", "1e+308", "beta dE"},
+      {with_model_value(kXy, "h", "1e200"), "model.h", "1e+200", "local field"},
+      {with_model_value(with_model_value(kXy, "precision", "\"float\""), "beta", "1e38"),
+       "model.beta", "1e+38", "float"},
+      {with_model_value(kXy, "beta", "1e306"), "model.beta", "1e+306", "helicity"},
+      {with_model_value(kPhi4, "kappa", "1e308"), "model.kappa", "1e+308", "action"},
+      {with_model_value(kPhi4, "lambda", "1e308"), "model.lambda", "1e+308", "action"},
+      {with_model_value(kPhi4, "h", "-1e308"), "model.h", "-1e+308", "action"},
+      {with_model_value(with_model_value(kPhi4, "precision", "\"float\""), "kappa", "1e38"),
+       "model.kappa", "1e+38", "float"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    const auto e = errors_of(c.text);
+    EXPECT_EQ(e.size(), 1u);
+    EXPECT_TRUE(has_message(e, {std::string(c.key) + " = " + c.value, "overflow", c.what}));
+  }
+}
+
+// Enormous couplings whose tables and energies stay finite are allowed: beta = 1e300 is the
+// zero-temperature limit (every table entry 0 or 1), and so are large phi^4 couplings.
+TEST(Config, EnormousCouplingsWithFiniteTablesAndEnergiesAreAccepted) {
+  EXPECT_NO_THROW(parse_config(with_model_value(kMinimal, "beta", "1e300"), "in.toml"));
+  EXPECT_NO_THROW(parse_config(with_model_value(kMinimal, "h", "-1e290"), "in.toml"));
+  EXPECT_NO_THROW(parse_config(with_model_value(kXy, "beta", "1e100"), "in.toml"));
+  EXPECT_NO_THROW(parse_config(with_model_value(kPhi4, "kappa", "1e6"), "in.toml"));
+  EXPECT_NO_THROW(parse_config(with_model_value(kPhi4, "h", "1e30"), "in.toml"));
+  EXPECT_NO_THROW(parse_config(with_model_value(kPhi4, "lambda", "1e100"), "in.toml"));
+}
+
+// Swept values and --set overrides are checked like values in the file.
+TEST(Config, OverflowingSweptValuesAndOverridesAreRefused) {
+  try {
+    parse_plan(with_model_value(kMinimal, "beta", "[0.4, 1e308]"), "in.toml");
+    ADD_FAILURE() << "accepted a sweep with beta = 1e308";
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(has_message(e.messages(), {"model.beta = 1e+308", "overflow"}));
+  }
+  try {
+    parse_plan(with_model_value(kMinimal, "h", "{ start = 0.0, stop = 1e308, num = 2 }"),
+               "in.toml");
+    ADD_FAILURE() << "accepted a range reaching h = 1e308";
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(has_message(e.messages(), {"model.h = 1e+308", "overflow"}));
+  }
+  ConfigOverrides o;
+  o.set = {"model.beta=1e308"};
+  EXPECT_TRUE(has_message(errors_of(kMinimal, o),
+                          {"--set model.beta=1e308", "model.beta = 1e+308", "overflow"}));
+}
+
+// The input is read up to 4 MiB: a larger one (or one that never ends, such as /dev/zero,
+// see tests/cli/input_limits_test.cpp) is refused without reading it whole.
+TEST(Config, LoadConfigRefusesInputsLargerThanTheCap) {
+  const size_t cap = size_t(4) << 20;
+  char dir_template[] = "/tmp/lattica_config_test_XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string path = std::string(dir_template) + "/huge.toml";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << kMinimal << std::string(cap - kMinimal.size(), '#').replace(0, 1, "\n");
+  }
+  EXPECT_NO_THROW(load_config(path));  // exactly at the cap
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::app);
+    out << "#";
+  }
+  try {
+    load_config(path);
+    ADD_FAILURE() << "accepted an input over the cap";
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(has_message(e.messages(), {path, "larger than 4 MiB"}));
+  }
+  std::remove(path.c_str());
+  rmdir(dir_template);
 }
 
 }  // namespace
