@@ -49,6 +49,12 @@ path = "{path}"
                 "error": obs[q]["tau_int_sweeps_error"], "mean": obs[q]["mean"]}
             for q in ("e", "|m|", "m^2")}
 
+def write_json(outdir, opts, results):
+    with open(os.path.join(outdir, "metropolis_tau.json"), "w") as f:
+        json.dump({"beta": BETA_C, "replicas": int(opts["--replicas"]),
+                   "sweeps_per_tau": float(opts["--sweeps-per-tau"]), "results": results}, f,
+                  indent=1)
+
 def main(argv):
     args, opts = [], {"--sizes": "32,64,128", "--replicas": "64", "--sweeps-per-tau": "500"}
     it = iter(argv)
@@ -70,12 +76,10 @@ def main(argv):
                 r = run(sim, name, L, algorithm, int(opts["--replicas"]),
                         float(opts["--sweeps-per-tau"]), outdir)
                 results.append({"sim": name, "L": L, "algorithm": algorithm, **r})
+                write_json(outdir, opts, results)  # after every run: a cut-off run keeps the rest
                 print(f"{name:>8} L={L:<4} {algorithm:<10} " + "  ".join(
                     f"{q} {v['tau_int_sweeps']:8.2f} +- {v['error']:.2f}" for q, v in r.items()),
                     flush=True)
-    with open(os.path.join(outdir, "metropolis_tau.json"), "w") as f:
-        json.dump({"beta": BETA_C, "replicas": int(opts["--replicas"]), "results": results}, f,
-                  indent=1)
 
 if __name__ == "__main__":
     main(sys.argv[1:])
