@@ -212,11 +212,10 @@ ClassCount closed_classes(const std::vector<int64_t>& dims, const typename Model
 
   const int64_t nodes = 2 * n;
   std::vector<int64_t> index(static_cast<size_t>(nodes), -1), low(static_cast<size_t>(nodes));
-  std::vector<int64_t> component(static_cast<size_t>(nodes), -1);
   std::vector<uint8_t> leaves(static_cast<size_t>(nodes), 0), on_stack(static_cast<size_t>(nodes), 0);
   std::vector<int64_t> stack;
   std::vector<Frame> frames;
-  int64_t next_index = 0, components = 0;
+  int64_t next_index = 0;
   ClassCount result;
   result.configurations = n;
   for (int64_t root = 0; root < nodes; ++root) {
@@ -248,7 +247,6 @@ ClassCount closed_classes(const std::vector<int64_t>& dims, const typename Model
       if (!frames.empty()) {
         const int64_t parent = frames.back().node;
         low[parent] = std::min(low[parent], low[v]);
-        // A finished child in another component is an edge out of parent's component.
       }
       if (low[v] == index[v]) {
         bool closed = true;
@@ -258,11 +256,9 @@ ClassCount closed_classes(const std::vector<int64_t>& dims, const typename Model
           w = stack.back();
           stack.pop_back();
           on_stack[w] = 0;
-          component[w] = components;
           closed = closed && !leaves[w];
           size += w < n;
         } while (w != v);
-        ++components;
         if (closed) {
           ++result.closed;
           result.largest = std::max(result.largest, size);
