@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "sim/decomposition.hpp"
-#include "sim/engine.hpp"
+#include "sim/engine/engine.hpp"
 #include "sim/version.hpp"
 
 namespace lattica {

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "sim/engine.hpp"
+#include "sim/engine/engine.hpp"
 
 namespace lattica {
 

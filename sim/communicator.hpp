@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace lattica {
 
@@ -71,5 +72,19 @@ void abort_processes(int code);
 /// Whether this build can run over MPI, and NCCL for GPUs.
 bool mpi_available();
 bool nccl_available();
+
+/// Sum over ranks, in rank order, of `count` records of type T at `values` (every rank gets
+/// it): exact for integer records, the same on every rank for floating point.
+template <class T>
+void sum_over_ranks(Communicator& comm, T* values, int64_t count) {
+  const size_t bytes = static_cast<size_t>(count) * sizeof(T);
+  std::vector<T> all(static_cast<size_t>(count * comm.size()));
+  comm.allgather(values, all.data(), bytes);
+  for (int64_t i = 0; i < count; ++i) {
+    T total = all[static_cast<size_t>(i)];
+    for (int r = 1; r < comm.size(); ++r) total = total + all[static_cast<size_t>(r * count + i)];
+    values[i] = total;
+  }
+}
 
 }  // namespace lattica

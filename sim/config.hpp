@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/engine.hpp"
+#include "sim/engine/engine.hpp"
 
 namespace lattica {
 

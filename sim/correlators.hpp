@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/engine.hpp"
+#include "sim/engine/engine.hpp"
 
 namespace lattica {
 

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <functional>
 
-#include "sim/engine.hpp"
+#include "sim/engine/engine.hpp"
 
 namespace lattica {
 

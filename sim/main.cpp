@@ -21,7 +21,7 @@
 #include "sim/communicator.hpp"
 #include "sim/config.hpp"
 #include "sim/decomposition.hpp"
-#include "sim/engine.hpp"
+#include "sim/engine/engine.hpp"
 #include "sim/output.hpp"
 #include "sim/output_lock.hpp"
 #include "sim/run.hpp"

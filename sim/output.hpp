@@ -10,7 +10,7 @@
 
 #include "sim/checkpoint.hpp"
 #include "sim/correlators.hpp"
-#include "sim/engine.hpp"
+#include "sim/engine/engine.hpp"
 
 namespace lattica {
 

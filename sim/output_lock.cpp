@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "sim/engine.hpp"
+#include "sim/engine/engine.hpp"
 
 namespace lattica {
 

@@ -6,7 +6,7 @@
 
 #include "sim/checkpoint.hpp"
 #include "sim/config.hpp"
-#include "sim/engine.hpp"
+#include "sim/engine/engine.hpp"
 #include "sim/output.hpp"
 
 namespace lattica {

@@ -142,7 +142,7 @@ class CpuExec {
   }
   void wait(const CopyDone&) const {}
 
-  /// The CPU has one lane of work: halo exchanges (sim/decomposed_box.hpp) run in order.
+  /// The CPU has one lane of work: halo exchanges (sim/engine/decomposed_box.hpp) run in order.
   void* side_stream() const { return nullptr; }
   void side_waits_for_main() const {}
   void main_waits_for_side() const {}

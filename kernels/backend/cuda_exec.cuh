@@ -10,7 +10,7 @@
 
 #include <cublas_v2.h>
 
-#include "kernels/backend/cuda_check.hpp"
+#include "kernels/common/cuda_check.hpp"
 #include "kernels/backend/exec_options.hpp"
 #include "kernels/histogram/histogram.cuh"
 #include "kernels/reduce/reduce.cuh"

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "kernels/backend/cuda_check.hpp"
+#include "kernels/common/cuda_check.hpp"
 
 namespace lattica {
 

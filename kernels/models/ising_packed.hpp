@@ -13,17 +13,11 @@
 #include "kernels/common/fast_divisor.hpp"
 #include "kernels/common/host_device.hpp"
 #include "kernels/lattice/checkerboard.hpp"
+#include "kernels/lattice/packable.hpp"
 #include "kernels/models/ising.hpp"
 #include "kernels/rng/philox.hpp"
 
 namespace lattica {
-
-/// Whether a lattice can be stored packed (its words of one colour indexed in 32 bits).
-inline bool packable_lattice(const int64_t* dims, int d) {
-  int64_t volume = 1;
-  for (int a = 0; a < d; ++a) volume *= dims[a];
-  return dims[d - 1] % 64 == 0 && volume / 64 < (int64_t(1) << 32);
-}
 
 LATTICA_HD_INLINE uint32_t popcount32(uint32_t x) {
 #if defined(__CUDA_ARCH__)

@@ -17,7 +17,7 @@
 //   template <int D> static Sums site_sums(const Params&, Spin s, const Spin (&nb)[2 * D],
 //                                          Spin partner);
 //   static long long histogram_total(const Sums&, int which);   // when kExactHistograms
-// and host-side descriptions (see sim/lattice_engine.hpp).
+// and host-side descriptions (see sim/engine/lattice_engine.hpp).
 
 #include <cstddef>
 #include <cstdint>

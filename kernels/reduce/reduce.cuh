@@ -8,7 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/backend/cuda_check.hpp"
+#include "kernels/common/cuda_check.hpp"
 
 namespace lattica {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend/cuda_check.hpp"
+#include "kernels/common/cuda_check.hpp"
 #include "kernels/spectral/complex.hpp"
 
 namespace lattica {

@@ -1,6 +1,6 @@
 #pragma once
 // Fourier-accelerated Langevin dynamics for phi^4, as site and mode functors shared by both
-// backends (the step itself is sequenced by sim/fourier_langevin.hpp).
+// backends (the step itself is sequenced by sim/engine/fourier_langevin.hpp).
 //
 // The action is split as S = (1/2) phi A phi + sum_x u(phi_x), where A has the Fourier symbol
 // M'(k) = 2 + shift - 4 kappa sum_mu cos k_mu (the hopping and mass terms, plus a shift that

@@ -31,7 +31,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/backend/cuda_check.hpp"
+#include "kernels/common/cuda_check.hpp"
 #include "kernels/lattice/checkerboard.hpp"
 #include "kernels/transpose/transpose.hpp"
 

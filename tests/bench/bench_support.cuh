@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend/cuda_check.hpp"
+#include "kernels/common/cuda_check.hpp"
 
 namespace lattica::bench {
 

@@ -48,7 +48,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/backend/cuda_check.hpp"
+#include "kernels/common/cuda_check.hpp"
 #include "kernels/histogram/histogram.cuh"
 #include "kernels/reduce/reduce.cuh"
 #include "tests/bench/bench_support.cuh"

@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/backend/cuda_check.hpp"
+#include "kernels/common/cuda_check.hpp"
 #include "kernels/lattice/checkerboard.hpp"
 #include "kernels/transpose/transpose.cuh"
 #include "tests/bench/bench_support.cuh"

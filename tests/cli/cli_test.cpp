@@ -13,7 +13,7 @@
 #include <random>
 
 #include "sim/config.hpp"
-#include "sim/engine.hpp"
+#include "sim/engine/engine.hpp"
 #include "sim/output.hpp"
 #include "tests/cli/cli_support.hpp"
 #include "tests/support/gpu.hpp"

@@ -115,7 +115,9 @@ TEST(Multispin, OverlappedSnapshots) {
         s.structure_factor_every = 0;
         s.snapshots = staged;  // without snapshots between sweeps no lexicographic copy is kept
         s.snapshot_bits = bits;
-        if (multispin) EXPECT_EQ(packed_keeps_lexicographic(s), staged && !bits);
+        if (multispin) {
+          EXPECT_EQ(packed_keeps_lexicographic(s), staged && !bits);
+        }
         auto engine = make_cpu_engine(s);
         expect_overlapped_snapshots(*engine, bits);
       }

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "sim/engine.hpp"
+#include "sim/engine/engine.hpp"
 
 namespace lattica::test {
 

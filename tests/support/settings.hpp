@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/engine.hpp"
+#include "sim/engine/engine.hpp"
 
 namespace lattica::test {
 

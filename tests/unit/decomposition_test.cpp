@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "kernels/backend/cpu_exec.hpp"
-#include "sim/decomposed_box.hpp"
+#include "sim/engine/decomposed_box.hpp"
 #include "sim/decomposition.hpp"
-#include "sim/engine.hpp"
+#include "sim/engine/engine.hpp"
 
 namespace lattica {
 namespace {

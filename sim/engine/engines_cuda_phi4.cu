@@ -1,6 +1,6 @@
-// The CUDA engines of one model family, compiled on their own (see sim/lattice_engine.hpp).
+// The CUDA engines of phi^4, compiled on their own (sim/engine/engine_factory.hpp).
 #include "kernels/backend/cuda_exec.cuh"
-#include "sim/engine_families.hpp"
+#include "sim/engine/engine_builders.hpp"
 
 namespace lattica {
 

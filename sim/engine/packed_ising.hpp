@@ -9,23 +9,39 @@
 
 #include "kernels/models/ising_packed.hpp"
 #include "kernels/models/lattice_model.hpp"
-#include "sim/decomposed_box.hpp"
-#include "sim/engine.hpp"
+#include "sim/engine/decomposed_box.hpp"
+#include "sim/engine/memory.hpp"
+#include "sim/engine/settings.hpp"
 
 namespace lattica {
 
-
+/// The packed Ising storage: the interface of SiteStorage (sim/engine/site_storage.hpp), and
+/// the multi-spin update of a pass.
 template <class Exec, int D>
 class PackedIsing {
  public:
-  /// `box`: this rank's box of a decomposed lattice (owned by the engine), or null.
-  PackedIsing(const Exec& exec, const Checkerboard<D>& lattice, int replicas,
+  using Spin = int8_t;
+  using Sums = IsingSums;
+  using Params = IsingParams;
+  static constexpr bool kPacked = true;
+
+  /// Units a DecomposedBox exchanges: words of 32 spins of one colour.
+  static constexpr size_t kUnitBytes = sizeof(uint32_t);
+  static int64_t row_units(const Checkerboard<D>& lattice) { return lattice.half_last / 32; }
+  static int64_t colour_units(const Checkerboard<D>& lattice) { return lattice.half_volume / 32; }
+  static int64_t replica_units(const Checkerboard<D>& lattice) { return lattice.half_volume / 16; }
+
+  /// `box`: this rank's box of a decomposed lattice (owned by the engine), or null. A
+  /// lexicographic byte copy is kept only where packed_keeps_lexicographic() asks for it.
+  PackedIsing(const Exec& exec, const Checkerboard<D>& lattice, const EngineSettings& settings,
               DecomposedBox<Exec, D>* box = nullptr)
       : exec_(exec),
         box_(box),
         geometry_(PackedLattice<D>::make(lattice)),
-        replicas_(replicas),
-        spins_(exec.template allocate<uint32_t>(replicas * replica_words())),
+        replicas_(settings.replicas),
+        spins_(exec.template allocate<uint32_t>(replicas_ * replica_words())),
+        lexicographic_(exec.template allocate<int8_t>(
+            packed_keeps_lexicographic(settings) ? replicas_ * lattice.volume() : 0)),
         row_length_(lattice.extent[D - 1]),
         rows_(lattice.volume() / row_length_),
         chunk_rows_(std::max<int64_t>(1, static_cast<int64_t>(kPackedChunkBytes) / row_length_)),
@@ -39,11 +55,6 @@ class PackedIsing {
     exec_.for_each(replicas_ * replica_words(),
                    PackedIsingInitialize<D>{geometry_, params, spins_.data(), hot});
   }
-
-  /// Storage units of a DecomposedBox over the packed words.
-  static constexpr size_t kUnitBytes = sizeof(uint32_t);
-  int64_t row_units() const { return geometry_.row_words; }
-  int64_t colour_units() const { return geometry_.words; }
 
   /// One pass of Metropolis or heat bath over both colours of every replica. With `sums`, the
   /// second colour's kernels also add each replica's exact sums after the pass to sums[r],
@@ -60,8 +71,8 @@ class PackedIsing {
     }
   }
 
-  /// Queues each replica's exact sums into sums[r].
-  void sums_into(IsingSums* sums) const {
+  /// Queues each replica's exact sums into sums[r] (a box: its interior words only).
+  void sums_into(const IsingParams&, IsingSums* sums) const {
     for (int r = 0; r < replicas_; ++r) {
       if (box_) {  // the interior words only
         over_row_block(box_->interior(), geometry_.row_words, 0,
@@ -77,8 +88,19 @@ class PackedIsing {
     }
   }
 
+  /// Whether the lexicographic copy holds `sites` sites.
+  bool keeps_lexicographic(int64_t sites) const { return lexicographic_.size() >= sites; }
+
+  /// Every replica as +-1 bytes in lexicographic order into the lexicographic copy, which it
+  /// returns. Precondition: keeps_lexicographic(), and copies in flight from it have read it.
+  int8_t* refresh_lexicographic() {
+    to_lexicographic(lexicographic_.data());
+    return lexicographic_.data();
+  }
+  const typename Exec::template Buffer<int8_t>& lexicographic() const { return lexicographic_; }
+
   /// Reads 8 sites at a time for bit-packed snapshots.
-  PackedSpinBits<D> spin_bits() const { return {geometry_, spins_.data()}; }
+  PackedSpinBits<D> bit_source() const { return {geometry_, spins_.data()}; }
 
   /// Every replica as +-1 in lexicographic order into a backend buffer of replicas * V.
   template <class T>
@@ -179,6 +201,7 @@ class PackedIsing {
   PackedLattice<D> geometry_;
   int replicas_;
   typename Exec::template Buffer<uint32_t> spins_;  ///< replicas one after another
+  typename Exec::template Buffer<int8_t> lexicographic_;
   int64_t row_length_;  ///< L_{D-1}
   int64_t rows_;        ///< V / L_{D-1}
   int64_t chunk_rows_;

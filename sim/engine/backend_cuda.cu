@@ -1,10 +1,10 @@
+// The CUDA backend's entry points: devices, their copy bandwidth, and an engine that fits.
 #include "kernels/backend/cuda_exec.cuh"
-#include "sim/decomposed_box.hpp"
-#include "sim/engine_families.hpp"
+#include "sim/decomposition.hpp"
+#include "sim/engine/decomposed_box.hpp"
+#include "sim/engine/engine_factory.hpp"
 
 namespace lattica {
-
-template std::unique_ptr<Engine> make_discrete_engine<CudaExec>(const EngineSettings&);
 
 double cuda_copy_bandwidth(int device, size_t bytes, int repeats) {
   const CudaExec exec(device);

@@ -1,7 +1,7 @@
 // Stand-ins for a build without the CUDA toolkit: the CUDA backend reports itself absent.
 #include <stdexcept>
 
-#include "sim/engine.hpp"
+#include "sim/engine/engine.hpp"
 
 namespace lattica {
 

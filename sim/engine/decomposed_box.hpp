@@ -19,7 +19,7 @@
 #include "kernels/lattice/row_block.hpp"
 #include "sim/communicator.hpp"
 #include "sim/decomposition.hpp"
-#include "sim/engine.hpp"
+#include "sim/engine/engine.hpp"
 
 namespace lattica {
 
@@ -131,20 +131,6 @@ class DecomposedBox {
         exec_.copy_rows(at(r, extent - 1), pitch, layer.receive_up.data() + r * replica_bytes,
                         run, run, layer.runs);
       }
-    }
-  }
-
-  /// Sum over ranks, in rank order, of `count` records of type T at `values` (every rank gets
-  /// it): exact for integer records, the same on every rank for floating point.
-  template <class T>
-  void sum_over_ranks(T* values, int64_t count) {
-    const size_t bytes = static_cast<size_t>(count) * sizeof(T);
-    std::vector<T> all(static_cast<size_t>(count * comm_.size()));
-    comm_.allgather(values, all.data(), bytes);
-    for (int64_t i = 0; i < count; ++i) {
-      T total = all[static_cast<size_t>(i)];
-      for (int r = 1; r < comm_.size(); ++r) total = total + all[static_cast<size_t>(r * count + i)];
-      values[i] = total;
     }
   }
 

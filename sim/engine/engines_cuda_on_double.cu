@@ -1,0 +1,9 @@
+// The CUDA engines of O(n) in double precision, compiled on their own (sim/engine/engine_factory.hpp).
+#include "kernels/backend/cuda_exec.cuh"
+#include "sim/engine/engine_builders.hpp"
+
+namespace lattica {
+
+template std::unique_ptr<Engine> make_on_engine<CudaExec, double>(const EngineSettings&);
+
+}  // namespace lattica

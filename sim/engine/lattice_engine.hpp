@@ -1,0 +1,250 @@
+#pragma once
+// The sampler of every lattice model, written once over an execution policy (CpuExec or
+// CudaExec), a model (kernels/models/lattice_model.hpp) and a storage (SiteStorage, or
+// PackedIsing for multi-spin-coded Ising). It composes parts with one job each:
+//   storage        the configuration, its lexicographic copy and per-replica sums
+//   DecomposedBox  this rank's box and its halo exchange, when the lattice is split
+//   Sweeper        the passes of update.sequence (sim/engine/pass.hpp)
+//   MeasurementQueue, SpectralMeasurements   what measure() queues and collect() returns
+//   SnapshotFrames snapshots copied while the chain goes on
+
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/backend/exec_options.hpp"
+#include "kernels/lattice/checkerboard.hpp"
+#include "kernels/models/ising.hpp"
+#include "kernels/spectral/structure_factor.hpp"
+#include "sim/engine/decomposed_box.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/engine/measurement_queue.hpp"
+#include "sim/engine/model_params.hpp"
+#include "sim/engine/snapshot_frames.hpp"
+#include "sim/engine/spectral_measurements.hpp"
+#include "sim/engine/sweeper.hpp"
+
+namespace lattica {
+
+template <class Exec, int D, class Model, class Storage>
+class LatticeEngine final : public Engine {
+  using Spin = typename Model::Spin;
+  using Sums = typename Model::Sums;
+  /// Bit-packed snapshots (EngineSettings::snapshot_bits) are an Ising format.
+  static constexpr bool kBitSnapshots = std::is_same_v<Model, IsingModel>;
+
+ public:
+  explicit LatticeEngine(const EngineSettings& settings)
+      : exec_(ExecOptions{settings.cpu_threads, settings.cuda_device, settings.cuda_block_size}),
+        lattice_(engine_lattice<D>(settings)),
+        volume_(volume_of(settings.dims)),
+        params_(model_params(Model{}, settings, D)),
+        settings_(settings),
+        box_(make_box(settings)),
+        storage_(exec_, lattice_, settings, box_.get()),
+        sweeper_(PassContext<Exec, D, Model, Storage>{exec_, lattice_, storage_, box_.get(),
+                                                      settings_, params_}),
+        queue_(exec_, settings.replicas, settings.measurement_capacity),
+        snapshots_(exec_) {
+    if (settings.snapshot_bits && !kBitSnapshots) {
+      throw InputError("output.snapshot_packing: \"bits\" is for the Ising model only");
+    }
+    // Decomposed, rank 0 computes the spectra of the gathered field; the others only send.
+    if (root() && (settings.structure_factor_every > 0 || settings.timeslice_every > 0)) {
+      spectral_.emplace(exec_, settings, Model::field_components(params_));
+      if (box_) whole_lexicographic_ = exec_.template allocate<Spin>(replicas() * volume_);
+    }
+  }
+
+  void initialize() override {
+    storage_.initialize(params_, settings_.start == InitialState::hot);
+  }
+  void sweep(uint64_t first, uint64_t count) override {
+    for (uint64_t s = first; s < first + count; ++s) sweeper_.sweep(s, false);
+  }
+  void thermalization_sweep(uint64_t first, uint64_t count) override {
+    sweeper_.thermalize(first, count);
+  }
+  StepTuning step_tuning() const override {
+    StepTuning tuning;
+    if constexpr (Model::kTunableStep) tuning.step = params_.step;
+    sweeper_.report(tuning);
+    return tuning;
+  }
+
+  std::vector<std::string> observable_names() const override {
+    return Model::observable_names(params_);
+  }
+  std::vector<std::string> observable_descriptions() const override {
+    return Model::observable_descriptions(params_);
+  }
+
+  void measure() override {
+    storage_.sums_into(params_, queue_.next());
+    measure_rest();
+  }
+  void sweep_and_measure(uint64_t first, uint64_t count) override {
+    if (!sweeper_.fuses_measurement() || count == 0) return Engine::sweep_and_measure(first, count);
+    Sums* sums = queue_.next();  // zero: the queue is cleared after every collect()
+    sweep(first, count - 1);
+    sweeper_.sweep(first + count - 1, false, sums);
+    measure_rest();
+  }
+  int64_t queued() const override { return queue_.queued(); }
+
+  void collect(MeasurementBatch& out) override {
+    queue_.collect(params_, static_cast<double>(volume_), box_ ? &box_->communicator() : nullptr,
+                   out);
+    if (spectral_) return spectral_->collect(out);
+    out.spectral_rows.clear();
+    out.spectral_values.clear();
+    out.timeslice_rows.clear();
+    out.timeslice_values.clear();
+  }
+  const std::vector<ExactHistogram>& histograms() const override { return queue_.histograms(); }
+  bool structure_factor(StructureFactorSums& out) override {
+    return spectral_ && spectral_->structure_factor(out);
+  }
+
+  void configuration(void* out) override {
+    snapshots_.order_after_copies();  // the storage's copies may be a snapshot's source
+    if (!box_) return storage_.to_host(static_cast<Spin*>(out));
+    std::vector<Spin> box(static_cast<size_t>(replicas() * lattice_.volume()));
+    storage_.to_host(box.data());
+    box_->gather_whole(box.data(), out, sizeof(Spin));  // every box into rank 0's `out`
+  }
+  SnapshotFormat snapshot_format() const override { return Model::snapshot_format(params_); }
+
+  void start_snapshot(int slot) override {
+    const int64_t sites = replicas() * volume_;
+    const bool bits = kBitSnapshots && settings_.snapshot_bits;
+    const int64_t bytes = bits ? sites / 8 : sites * static_cast<int64_t>(sizeof(Spin));
+    if (box_) return gathered_snapshot(slot, bytes, bits);
+    unsigned char* frame = snapshots_.frame(slot, bytes);
+    snapshots_.order_after_copies();  // before the stage or the lexicographic copy is rewritten
+    if (bits) {
+      if constexpr (kBitSnapshots) snapshots_.stage_bits(slot, bytes, storage_.bit_source());
+      return;
+    }
+    if (!storage_.keeps_lexicographic(sites)) {  // packed, too large to stage: in chunks, now
+      return storage_.to_host(reinterpret_cast<Spin*>(frame));
+    }
+    storage_.refresh_lexicographic();
+    snapshots_.copy_async(storage_.lexicographic(), sites, slot);
+  }
+  const void* snapshot_data(int slot) override { return snapshots_.wait(slot); }
+
+  EngineState state() override {
+    if (queued() != 0) throw std::logic_error("LatticeEngine::state: collect() first");
+    EngineState s;
+    // Decomposed: gathered on rank 0, which writes the checkpoint.
+    if (root()) s.configuration.resize(static_cast<size_t>(replicas() * volume_) * sizeof(Spin));
+    configuration(s.configuration.data());
+    s.histograms = queue_.histograms();
+    structure_factor(s.structure_factor);
+    s.measurements = measurements_;
+    s.tuning = step_tuning();
+    sweeper_.save(s);
+    return s;
+  }
+
+  void restore(const EngineState& s) override {
+    if (s.configuration.size() != static_cast<size_t>(replicas() * volume_) * sizeof(Spin))
+      throw std::invalid_argument("restore: the configuration does not match the lattice");
+    // This rank's box of the whole configuration (every rank holds it), or all of it.
+    std::vector<Spin> lexicographic(static_cast<size_t>(replicas() * lattice_.volume()));
+    if (box_) {
+      box_->box_from_whole(s.configuration.data(), lexicographic.data(), sizeof(Spin));
+    } else {
+      std::memcpy(lexicographic.data(), s.configuration.data(), s.configuration.size());
+    }
+    storage_.from_host(lexicographic.data());
+    queue_.restore(s.histograms);
+    measurements_ = s.measurements;
+    if (spectral_) spectral_->restore(s.structure_factor);
+    sweeper_.restore(s);
+    exec_.synchronize();
+  }
+
+  int replicas() const override { return settings_.replicas; }
+  int64_t volume() const override { return volume_; }
+  std::string backend_name() const override { return Exec::kBackendName; }
+  std::string device_name() const override { return exec_.device_name(); }
+  void synchronize() override { exec_.synchronize(); }
+  double timed_sweeps(uint64_t first, uint64_t count) override {
+    return exec_.time([&] { sweep(first, count); });
+  }
+
+ private:
+  /// Whether this engine holds the whole lattice's results: alone, or rank 0 of a decomposition
+  /// (which gathers configurations and takes the spectra).
+  bool root() const { return !box_ || box_->communicator().rank() == 0; }
+
+  /// This rank's box of a decomposed lattice, over the storage's units; null when alone.
+  std::unique_ptr<DecomposedBox<Exec, D>> make_box(const EngineSettings& s) const {
+    if (!decomposed(s)) return nullptr;
+    return std::make_unique<DecomposedBox<Exec, D>>(
+        exec_, s, lattice_, Storage::kUnitBytes, Storage::row_units(lattice_),
+        Storage::colour_units(lattice_), Storage::replica_units(lattice_));
+  }
+
+  /// A measurement's spectral parts, once its sums are queued. Decomposed, the whole field
+  /// goes to rank 0 (a box at a time), which takes the spectra.
+  void measure_rest() {
+    if (structure_factor_due(settings_, measurements_) ||
+        timeslices_due(settings_, measurements_)) {
+      const Spin* source = nullptr;
+      if (box_) {
+        whole_host_.resize(root() ? static_cast<size_t>(replicas() * volume_) : 0);
+        configuration(whole_host_.data());
+        if (root()) exec_.copy_to_device(whole_host_.data(), whole_lexicographic_);
+        source = whole_lexicographic_.data();
+      } else {
+        snapshots_.order_after_copies();
+        source = storage_.refresh_lexicographic();
+      }
+      if (spectral_) {
+        const int components = spectral_->components();
+        exec_.for_each(replicas() * components * volume_,
+                       FieldComponents<Model>{params_, source, spectral_->field(), volume_,
+                                              components});
+        spectral_->measure(measurements_, queue_.queued());
+      }
+    }
+    ++measurements_;
+    queue_.push();
+  }
+
+  /// A decomposed engine's snapshot: gathered into rank 0's frame at once (bit-packed there).
+  void gathered_snapshot(int slot, int64_t bytes, bool bits) {
+    unsigned char* frame = root() ? snapshots_.frame(slot, bytes) : nullptr;
+    if (!bits) return configuration(frame);
+    std::vector<int8_t> whole(root() ? static_cast<size_t>(replicas() * volume_) : 0);
+    configuration(whole.data());
+    if (!root()) return;
+    const PackSpinBits<LexicographicSpinBits> pack{{whole.data()}, frame, 0};
+    for (int64_t i = 0; i < bytes; ++i) pack(i);
+  }
+
+  Exec exec_;
+  Checkerboard<D> lattice_;  ///< the whole lattice, or this rank's box with its ghosts
+  int64_t volume_;           ///< of the whole lattice
+  typename Model::Params params_;
+  EngineSettings settings_;
+  std::unique_ptr<DecomposedBox<Exec, D>> box_;  ///< this rank's box, when decomposed
+  Storage storage_;
+  Sweeper<Exec, D, Model, Storage> sweeper_;
+  MeasurementQueue<Exec, Model> queue_;
+  std::optional<SpectralMeasurements<Exec>> spectral_;  ///< when measured, on rank 0
+  SnapshotFrames<Exec> snapshots_;
+  int64_t measurements_ = 0;  ///< measurements taken so far (the spectral cadence)
+  // Decomposed: rank 0's whole configuration for the spectra, on the host and the backend.
+  std::vector<Spin> whole_host_;
+  typename Exec::template Buffer<Spin> whole_lexicographic_;
+};
+
+}  // namespace lattica

@@ -1,0 +1,71 @@
+#pragma once
+// Bytes an engine will allocate, computed from its settings before anything is allocated, so
+// a lattice that does not fit is refused with a clear message.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "sim/engine/settings.hpp"
+
+namespace lattica {
+
+/// Largest configuration (bytes, every replica) that the packed Ising engine stages for an
+/// overlapped snapshot; larger ones are unpacked and copied a chunk at a time, synchronously.
+constexpr size_t kMaxStagedSnapshotBytes = size_t(1) << 30;
+
+/// Whether a packed Ising engine keeps a lexicographic byte copy: for spectral measurements,
+/// and for overlapped snapshots of lattices up to kMaxStagedSnapshotBytes.
+inline bool packed_keeps_lexicographic(const EngineSettings& s) {
+  size_t sites = static_cast<size_t>(s.replicas);
+  for (int64_t l : s.dims) sites *= static_cast<size_t>(l);
+  return s.structure_factor_every > 0 || s.timeslice_every > 0 ||
+         (s.snapshots && !s.snapshot_bits && sites <= kMaxStagedSnapshotBytes);
+}
+
+/// The most bytes of one replica's queued measurement record, of any model.
+constexpr size_t kMaxMeasurementBytes = 128;
+
+/// Bytes of the packed engine's bounded buffer for conversions to and from lexicographic bytes.
+constexpr size_t kPackedChunkBytes = size_t(1) << 24;
+
+/// Bytes of the spectral measurements' buffers: the order-parameter field (up to 4 components,
+/// double) and its half spectrum.
+inline size_t spectral_bytes(const EngineSettings& s) {
+  const size_t sites = static_cast<size_t>(s.replicas) * static_cast<size_t>(volume_of(s.dims));
+  size_t bytes = 0;
+  if (s.structure_factor_every > 0 || s.timeslice_every > 0) bytes += sites * 4 * 8;
+  if (s.structure_factor_every > 0) bytes += sites * 4 * 16;
+  return bytes;
+}
+
+/// Bytes an engine of these settings allocates on its backend (spins and their lexicographic
+/// copy, per-site acceptance counts, queued measurements, the spectral and Langevin buffers,
+/// scratch), so a lattice that would not fit is refused before anything is allocated.
+inline size_t engine_bytes(const EngineSettings& s) {
+  size_t volume = 1;
+  for (int64_t l : s.dims) volume *= static_cast<size_t>(l);
+  const size_t sites = volume * static_cast<size_t>(s.replicas);
+  size_t bytes =
+      static_cast<size_t>(s.measurement_capacity) * s.replicas * kMaxMeasurementBytes +
+      (size_t(1) << 22);
+  if (uses_packed_ising(s)) {
+    // Packed spins, the conversion buffer and, for spectral measurements or staged
+    // snapshots, a byte copy.
+    bytes += sites / 8 + kPackedChunkBytes + (packed_keeps_lexicographic(s) ? sites : 0);
+  } else {
+    bytes += sites * (2 * site_bytes(s) + 1);
+  }
+  // Bit-packed snapshots: their staging copy (or a chunk at a time).
+  if (s.snapshot_bits) bytes += sites / 8 <= kMaxStagedSnapshotBytes ? sites / 8 : kPackedChunkBytes;
+  bytes += spectral_bytes(s);
+  // Fourier-accelerated Langevin: the proposal, two double fields, two spectra, 1 / M'(k).
+  for (UpdateAlgorithm a : s.sequence) {
+    if (is_whole_lattice(a)) {
+      bytes += sites * (site_bytes(s) + 2 * 8 + 2 * 16) + volume * 8;
+      break;
+    }
+  }
+  return bytes;
+}
+
+}  // namespace lattica

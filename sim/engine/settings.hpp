@@ -1,0 +1,98 @@
+#pragma once
+// What an engine is asked to sample: the settings the driver derives from the validated
+// configuration, in plain types (no configuration or output libraries).
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/lattice/packable.hpp"
+#include "kernels/models/lattice_model.hpp"
+#include "sim/communicator.hpp"
+
+namespace lattica {
+
+/// Bad input found after parsing (e.g. a lattice too large for the chosen device): exit 2.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class InitialState { cold, hot };
+enum class ModelKind { ising, potts, on, phi4 };
+enum class Precision { float32, float64 };  ///< of a continuous model's field
+
+/// What an engine needs to know; derived from the validated configuration.
+struct EngineSettings {
+  ModelKind model = ModelKind::ising;
+  int q = 2;  ///< Potts states
+  int n = 3;  ///< O(n) components
+  Precision precision = Precision::float64;
+  std::vector<int64_t> dims;
+  double beta = 0.0;    ///< Ising, Potts, O(n)
+  double kappa = 0.0;   ///< phi^4 hopping parameter
+  double lambda = 0.0;  ///< phi^4 quartic coupling
+  double field = 0.0;
+  /// One sweep: these passes over the lattice, in order (each: colour 0, then colour 1).
+  std::vector<UpdateAlgorithm> sequence{UpdateAlgorithm::metropolis};
+  int hits = 1;                    ///< Metropolis proposals per site and pass (continuous models)
+  double step = 1.0;               ///< initial Metropolis step size (continuous models)
+  bool tune_step = true;           ///< tune the step during thermalization, then freeze it
+  double target_acceptance = 0.5;  ///< of Metropolis (and MALA) proposals, when tuning
+  double langevin_step = 0.1;      ///< Fourier-accelerated Langevin time step (phi^4)
+  uint64_t seed = 0;
+  InitialState start = InitialState::hot;
+  int replicas = 1;  ///< independent chains of the same parameters, updated together
+  int64_t measurement_capacity = 1024;  ///< measurements queued before collect() must run
+  /// Structure factor of the order-parameter field on every k-th measurement; 0: off.
+  int64_t structure_factor_every = 0;
+  /// Momentum-projected time-slice correlators on every k-th measurement; 0: off.
+  int64_t timeslice_every = 0;
+  int timeslice_momenta_per_axis = 1;  ///< N: p = 0 and n e_a, n = 1 .. N, per spatial axis
+  /// Ising: store 32 spins per word and update them together where the lattice allows
+  /// (uses_packed_ising); the chain is the same either way.
+  bool multispin = true;
+  /// The run takes snapshots between sweeps (output.snapshot_every > 0): the packed Ising
+  /// engine then keeps a lexicographic copy to stage them, so that copying overlaps sweeps.
+  bool snapshots = false;
+  /// Ising: snapshots (start_snapshot) are bit-packed, IsingModel::bit_packed_snapshot_format.
+  bool snapshot_bits = false;
+  /// The ranks of a decomposed run (issue 8): with more than one, each engine samples its box
+  /// of the lattice (parallel_grid boxes per axis; empty: Decomposition chooses), and
+  /// measurements, histograms and configurations are those of the whole lattice. Null: alone.
+  std::shared_ptr<Communicator> communicator;
+  std::vector<int> parallel_grid;
+  int cpu_threads = 0;                  ///< 0: OpenMP default
+  int cuda_device = 0;
+  int cuda_block_size = 256;  ///< threads per block; the chain does not depend on it
+};
+
+/// Sites of a lattice of these extents.
+inline int64_t volume_of(const std::vector<int64_t>& dims) {
+  int64_t v = 1;
+  for (int64_t l : dims) v *= l;
+  return v;
+}
+
+/// Bytes of one site's variable for a model (for memory estimates before allocating).
+inline size_t site_bytes(const EngineSettings& s) {
+  const size_t real = s.precision == Precision::float32 ? 4 : 8;
+  switch (s.model) {
+    case ModelKind::on:
+      return real * static_cast<size_t>(s.n);
+    case ModelKind::phi4:
+      return real;
+    default:
+      return 1;
+  }
+}
+
+/// Whether an engine of these settings keeps Ising spins multi-spin coded, 1 bit each
+/// (kernels/models/ising_packed.hpp): Ising, multispin on, the last extent a multiple of 64.
+inline bool uses_packed_ising(const EngineSettings& s) {
+  return s.model == ModelKind::ising && s.multispin && !s.dims.empty() && s.dims.size() <= 4 &&
+         packable_lattice(s.dims.data(), static_cast<int>(s.dims.size()));
+}
+
+}  // namespace lattica

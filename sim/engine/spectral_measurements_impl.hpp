@@ -1,0 +1,158 @@
+#pragma once
+// Definitions of SpectralMeasurements (sim/engine/spectral_measurements.hpp); only the files
+// that instantiate it for a backend include this.
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "kernels/spectral/timeslice.hpp"
+#include "sim/engine/spectral_measurements.hpp"
+
+namespace lattica {
+
+template <class Exec>
+SpectralMeasurements<Exec>::SpectralMeasurements(const Exec& exec, const EngineSettings& settings,
+                                                 int components)
+    : exec_(exec),
+      settings_(settings),
+      replicas_(settings.replicas),
+      volume_(volume_of(settings.dims)),
+      components_(components),
+      field_(exec.template allocate<double>(replicas_ * components_ * volume_)) {
+  if (settings.structure_factor_every > 0) prepare_structure_factor();
+  if (settings.timeslice_every > 0) prepare_timeslices();
+}
+
+template <class Exec>
+SpectralMeasurements<Exec>::~SpectralMeasurements() = default;
+
+template <class Exec>
+void SpectralMeasurements<Exec>::measure(int64_t measurement, int64_t row) {
+  if (structure_factor_due(settings_, measurement)) measure_structure_factor(row);
+  if (timeslices_due(settings_, measurement)) measure_timeslices(row);
+}
+
+template <class Exec>
+void SpectralMeasurements<Exec>::collect(MeasurementBatch& out) {
+  out.spectral_rows = spectral_rows_;
+  out.spectral_values.resize(spectral_rows_.size() * 2 * replicas_);
+  if (!spectral_rows_.empty()) {
+    exec_.copy_to_host(spectral_queue_, out.spectral_values.data(),
+                       static_cast<int64_t>(out.spectral_values.size()));
+  }
+  spectral_rows_.clear();
+  out.timeslice_rows = timeslice_rows_;
+  out.timeslice_values.resize(timeslice_rows_.size() * replicas_ * time_ * timeslice_momenta_);
+  if (!timeslice_rows_.empty()) {
+    exec_.copy_to_host(timeslice_queue_, out.timeslice_values.data(),
+                       static_cast<int64_t>(out.timeslice_values.size()));
+  }
+  timeslice_rows_.clear();
+}
+
+template <class Exec>
+bool SpectralMeasurements<Exec>::structure_factor(StructureFactorSums& out) {
+  if (!fft_) return false;
+  out.dims = settings_.dims;
+  out.components = components_;
+  out.samples = spectral_samples_;
+  out.power_sum.resize(static_cast<size_t>(modes_));
+  out.power_squares.resize(static_cast<size_t>(modes_));
+  out.mean_field_sum.resize(static_cast<size_t>(components_));
+  exec_.copy_to_host(power_sum_, out.power_sum.data());
+  exec_.copy_to_host(power_squares_, out.power_squares.data());
+  exec_.copy_to_host(mean_field_sum_, out.mean_field_sum.data());
+  out.min_axes = min_axes_;
+  return true;
+}
+
+template <class Exec>
+void SpectralMeasurements<Exec>::restore(const StructureFactorSums& sums) {
+  if (!fft_ || sums.samples == 0) return;
+  exec_.copy_to_device(sums.power_sum.data(), power_sum_);
+  exec_.copy_to_device(sums.power_squares.data(), power_squares_);
+  exec_.copy_to_device(sums.mean_field_sum.data(), mean_field_sum_);
+  spectral_samples_ = sums.samples;
+}
+
+/// Buffers and FFT plan of the structure factor; the unit momenta along the longest axes.
+template <class Exec>
+void SpectralMeasurements<Exec>::prepare_structure_factor() {
+  const int d = static_cast<int>(settings_.dims.size());
+  modes_ = half_spectrum_size(settings_.dims.data(), d);
+  fft_ = exec_.make_fft(settings_.dims, replicas_ * components_);
+  spectrum_ = exec_.template allocate<Complex>(replicas_ * components_ * modes_);
+  power_sum_ = exec_.template allocate<double>(modes_);
+  power_squares_ = exec_.template allocate<double>(modes_);
+  mean_field_sum_ = exec_.template allocate<double>(components_);
+  spectral_queue_ = exec_.template allocate<double>(settings_.measurement_capacity * replicas_ * 2);
+  const std::vector<double> zeros(static_cast<size_t>(std::max<int64_t>(modes_, components_)),
+                                  0.0);
+  exec_.copy_to_device(zeros.data(), power_sum_);
+  exec_.copy_to_device(zeros.data(), power_squares_);
+  exec_.copy_to_device(zeros.data(), mean_field_sum_);
+  const int64_t longest = *std::max_element(settings_.dims.begin(), settings_.dims.end());
+  for (int a = 0; a < d; ++a) {
+    if (settings_.dims[a] == longest) min_axes_.push_back(a);
+  }
+  summary_ = {spectrum_.data(), nullptr,     mean_field_sum_.data(),
+              modes_,           {},          static_cast<int>(min_axes_.size()),
+              replicas_,        components_, static_cast<double>(volume_)};
+  for (size_t i = 0; i < min_axes_.size(); ++i)
+    summary_.unit_mode[i] = half_spectrum_unit_mode(settings_.dims.data(), d, min_axes_[i]);
+}
+
+/// The plane-wave matrix (uploaded once), projections and the queue of correlators.
+template <class Exec>
+void SpectralMeasurements<Exec>::prepare_timeslices() {
+  const int d = static_cast<int>(settings_.dims.size());
+  time_ = settings_.dims[d - 1];
+  const std::vector<int64_t> momenta = timeslice_momenta(d, settings_.timeslice_momenta_per_axis);
+  timeslice_momenta_ = d > 1 ? static_cast<int64_t>(momenta.size()) / (d - 1) : 1;
+  const std::vector<double> waves = plane_wave_matrix(settings_.dims, momenta);
+  plane_waves_ = exec_.template allocate<double>(static_cast<int64_t>(waves.size()));
+  exec_.copy_to_device(waves.data(), plane_waves_);
+  projections_ =
+      exec_.template allocate<double>(replicas_ * components_ * time_ * 2 * timeslice_momenta_);
+  const int64_t queued = settings_.measurement_capacity / settings_.timeslice_every + 1;
+  const int64_t entries = queued * replicas_ * time_ * timeslice_momenta_;
+  if (entries > (int64_t(1) << 26)) {  // 512 MiB of doubles waiting for the next collect
+    throw InputError("measure.timeslice: " + std::to_string(queued) +
+                     " queued measurements of correlators would need " +
+                     std::to_string((entries * 8) >> 20) +
+                     " MiB; lower output.flush_every or raise measure.timeslice_every");
+  }
+  timeslice_queue_ = exec_.template allocate<double>(entries);
+}
+
+/// Queues the time-slice correlators of every replica (no host wait).
+template <class Exec>
+void SpectralMeasurements<Exec>::measure_timeslices(int64_t row) {
+  const int64_t spatial_volume = volume_ / time_;
+  exec_.matmul_batched(time_, 2 * timeslice_momenta_, spatial_volume, field_.data(), volume_,
+                       plane_waves_.data(), projections_.data(), replicas_ * components_);
+  const int64_t per_measurement = replicas_ * time_ * timeslice_momenta_;
+  double* out =
+      timeslice_queue_.data() + static_cast<int64_t>(timeslice_rows_.size()) * per_measurement;
+  exec_.for_each(per_measurement,
+                 CorrelateTimeslices{projections_.data(), out, time_, timeslice_momenta_,
+                                     components_, 1.0 / static_cast<double>(volume_)});
+  timeslice_rows_.push_back(row);
+}
+
+/// Queues one structure-factor measurement of every replica from the field.
+template <class Exec>
+void SpectralMeasurements<Exec>::measure_structure_factor(int64_t row) {
+  fft_->forward(field_.data(), spectrum_.data());
+  exec_.for_each(modes_, AccumulatePower{spectrum_.data(), power_sum_.data(), power_squares_.data(),
+                                         modes_, replicas_, components_,
+                                         static_cast<double>(volume_)});
+  SpectrumSummary summary = summary_;
+  summary.out = spectral_queue_.data() + spectral_rows_.size() * 2 * replicas_;
+  exec_.for_each(1, summary);
+  spectral_rows_.push_back(row);
+  spectral_samples_ += replicas_;
+}
+
+}  // namespace lattica
