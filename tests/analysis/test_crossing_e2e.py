@@ -43,7 +43,9 @@ OK = "ok: crossing and summary end to end"
 
 def check_histograms(files):
     """Where sim writes exact histograms (newer versions), they match the series exactly."""
-    from analysis import lattica_file, synthetic
+    import synthetic
+
+    from analysis import lattica_file
     for path in files:
         run_ = lattica_file.load(path)
         check(not run_.warnings, f"{path}: {run_.warnings}")
