@@ -31,8 +31,8 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from script_support import (LATTICE_TOML, ScratchCase, ar1, call_analysis, run,  # noqa: E402
-                            sim_command, sim_env)
+from script_support import (LATTICE_TOML, ScratchCase, ar1, call_analysis,  # noqa: E402
+                            positional_arguments, run, sim_command, sim_env)
 
 import synthetic  # noqa: E402
 
@@ -40,7 +40,7 @@ from analysis import correlators, gamma, lattica_file  # noqa: E402
 
 call = call_analysis  # the command line, in this process: (status, stdout, stderr)
 # sim's path when given as the first argument (the rest goes to unittest)
-SIM = sys.argv.pop(1) if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else None
+[SIM] = positional_arguments(1)
 PULL = 4.0  # |estimate - exact| <= PULL errors at every dt
 
 

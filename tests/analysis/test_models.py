@@ -25,14 +25,14 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from script_support import (ScratchCase, ar1, call_analysis, run, sim_command,  # noqa: E402
-                            sim_env)
+from script_support import (ScratchCase, ar1, call_analysis, positional_arguments,  # noqa: E402
+                            run, sim_command, sim_env)
 
 import synthetic  # noqa: E402
 
 from analysis import gamma, lattica_file, summary  # noqa: E402
 
-SIM = sys.argv.pop(1) if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else None
+[SIM] = positional_arguments(1)
 call = call_analysis
 
 
