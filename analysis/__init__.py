@@ -38,7 +38,6 @@ Modules:
     reweight       Ferrenberg-Swendsen single-histogram reweighting
     crossing       Binder-cumulant crossings
     plots          figures (matplotlib, Agg)
-    synthetic      writes lattica/1 files and sweep indexes from numpy arrays (for tests)
 
 From Python:
 

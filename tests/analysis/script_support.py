@@ -6,7 +6,8 @@ A script finds this module through its own directory:
     from script_support import ...  # noqa: E402
 
 Importing it puts the repository root (REPO) first on sys.path, so that `analysis` imports
-from this checkout.
+from this checkout. The tests are unittest test cases; these are helpers for running sim and
+the analysis commands and for making data, not assertions.
 """
 
 import math
@@ -21,44 +22,31 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 LATTICE_TOML = REPO / "inputs" / "lattice.toml"
 sys.path.insert(0, str(REPO))
 
-failures = []
 
-
-def check(condition, message):
-    """Records message as a failure where condition is false; returns condition."""
-    if not condition:
-        failures.append(message)
-    return condition
-
-
-def finish(ok_message):
-    """Prints the recorded failures, or ok_message where there are none; the exit code."""
-    if failures:
-        for message in failures:
-            print(f"FAIL: {message}", file=sys.stderr)
-        return 1
-    print(ok_message)
-    return 0
-
-
-def arguments(count, usage):
-    """The command-line arguments where there are count of them; else prints usage to stderr
-    and exits with status 2."""
-    if len(sys.argv) != count + 1:
+def positional_arguments(count, usage=None):
+    """Takes up to count leading command-line arguments that are not options (the paths CMake
+    passes, such as sim's) off sys.argv and returns count values in order, None for any not
+    given; what is left in sys.argv (-v, -k ...) is for unittest.main(). Where usage is given,
+    all count are required: a missing one prints usage to stderr and exits with status 2."""
+    values = []
+    for _ in range(count):
+        if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+            values.append(sys.argv.pop(1))
+        else:
+            values.append(None)
+    if usage is not None and None in values:
         print(usage, file=sys.stderr)
         sys.exit(2)
-    return sys.argv[1:]
+    return values
 
 
 def run(command, timeout, merge_stderr=False, **kwargs):
-    """Runs a command with text output captured (stderr into stdout where merge_stderr);
-    exits the script if it cannot start or runs past timeout seconds."""
-    try:
-        return subprocess.run(command, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
-                              text=True, timeout=timeout, **kwargs)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        sys.exit(f"FAIL: {command[0]}: {e}")
+    """Runs a command with text output captured (stderr into stdout where merge_stderr). A
+    command that cannot start or runs past timeout seconds raises (OSError,
+    subprocess.TimeoutExpired), which fails the test that ran it."""
+    return subprocess.run(command, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+                          text=True, timeout=timeout, **kwargs)
 
 
 def call_analysis(*argv):

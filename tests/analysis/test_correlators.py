@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The correlator groups (/correlators/structure_factor, /correlators/timeslice) on synthetic
-files written with analysis.synthetic to the layout sim writes.
+files written with synthetic.py (this directory) to the layout sim writes.
 
 Covers: the cosh effective mass of exact correlators (even and odd T, the periodic wrap, no
 solution where there is none); `effmass` on C(dt, p) = A cosh(E(p) (dt - T/2)) with
@@ -31,14 +31,16 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from script_support import (LATTICE_TOML, ScratchCase, ar1, call_analysis, run,  # noqa: E402
-                            sim_command, sim_env)
+from script_support import (LATTICE_TOML, ScratchCase, ar1, call_analysis,  # noqa: E402
+                            positional_arguments, run, sim_command, sim_env)
 
-from analysis import correlators, gamma, lattica_file, synthetic  # noqa: E402
+import synthetic  # noqa: E402
+
+from analysis import correlators, gamma, lattica_file  # noqa: E402
 
 call = call_analysis  # the command line, in this process: (status, stdout, stderr)
 # sim's path when given as the first argument (the rest goes to unittest)
-SIM = sys.argv.pop(1) if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else None
+[SIM] = positional_arguments(1)
 PULL = 4.0  # |estimate - exact| <= PULL errors at every dt
 
 

@@ -3,7 +3,7 @@
 
     test_models.py [SIM_EXE]
 
-On synthetic files (analysis.synthetic): info shows n, precision, hits, the update sequence,
+On files written by synthetic.py (here): info shows n, precision, hits, the update sequence,
 the tuned Metropolis step and acceptance, kappa and lambda (no beta for phi4); the reader
 keeps float snapshots and their component axis; summary's derived quantities have known
 values: the O(n) Binder cumulant is 0 for a Gaussian magnetisation vector and 1 for an
@@ -25,12 +25,14 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from script_support import (ScratchCase, ar1, call_analysis, run, sim_command,  # noqa: E402
-                            sim_env)
+from script_support import (ScratchCase, ar1, call_analysis, positional_arguments,  # noqa: E402
+                            run, sim_command, sim_env)
 
-from analysis import gamma, lattica_file, summary, synthetic  # noqa: E402
+import synthetic  # noqa: E402
 
-SIM = sys.argv.pop(1) if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else None
+from analysis import gamma, lattica_file, summary  # noqa: E402
+
+[SIM] = positional_arguments(1)
 call = call_analysis
 
 

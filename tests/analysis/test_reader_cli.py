@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The reader and the commands on synthetic files written with analysis.synthetic.
+"""The reader and the commands on synthetic files written with synthetic.py (this directory).
 
 Covers: observables [n] and [n, R] normalised to [n, R]; committed_length truncation;
 replica-count and histogram consistency checks; sweep index .json expansion (a missing point
@@ -22,7 +22,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from script_support import ScratchCase, analysis_env, ar1, call_analysis  # noqa: E402
 
-from analysis import gamma, lattica_file, synthetic  # noqa: E402
+import synthetic  # noqa: E402
+
+from analysis import gamma, lattica_file  # noqa: E402
 
 
 def ising_like(rng, n, replicas, volume, a=0.6, e_mean=-1.4, m_scale=0.5):

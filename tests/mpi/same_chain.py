@@ -4,7 +4,8 @@ histograms, snapshots, step tuning) must hold the same values, bit for bit, or t
 tolerance (--rtol, for the observables of continuous models, whose sums are added in another
 order on another number of ranks). Metadata attributes (device, times, backend) may differ.
 
-Usage: same_chain.py A.h5 B.h5 [--rtol R]; exit 0 when the chains agree, 1 otherwise."""
+Usage: same_chain.py A.h5 B.h5 [--rtol R]; exit 0 when the chains agree, 1 otherwise.
+From Python (tests/mpi/test_ranks.py): differences(A, B, rtol) -> (compared, problems)."""
 import argparse
 import sys
 
@@ -18,20 +19,17 @@ def datasets(f):
     return out
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("a")
-    p.add_argument("b")
-    p.add_argument("--rtol", type=float, default=0.0,
-                   help="relative tolerance for floating-point observables (0: bit for bit)")
-    args = p.parse_args()
+def differences(path_a, path_b, rtol=0.0):
+    """(datasets compared, problems): every way the chains of the two files differ, as lines;
+    none where they agree. rtol > 0 compares floating-point observables to that relative
+    tolerance, everything else bit for bit."""
     problems = []
-    with h5py.File(args.a, "r") as fa, h5py.File(args.b, "r") as fb:
+    compared = 0
+    with h5py.File(path_a, "r") as fa, h5py.File(path_b, "r") as fb:
         da, db = datasets(fa), datasets(fb)
         if set(da) != set(db):
             problems.append(f"datasets differ: only in A {sorted(set(da) - set(db))}, "
                             f"only in B {sorted(set(db) - set(da))}")
-        compared = 0
         for name in sorted(set(da) & set(db)):
             a, b = da[name][()], db[name][()]
             if np.shape(a) != np.shape(b):
@@ -39,17 +37,28 @@ def main():
                 continue
             compared += 1
             floating = np.issubdtype(np.asarray(a).dtype, np.floating)
-            tolerant = args.rtol > 0 and floating and name.startswith("observables/")
+            tolerant = rtol > 0 and floating and name.startswith("observables/")
             if tolerant:
-                if not np.allclose(a, b, rtol=args.rtol, atol=0, equal_nan=True):
+                if not np.allclose(a, b, rtol=rtol, atol=0, equal_nan=True):
                     worst = np.nanmax(np.abs(np.asarray(a) - b) / np.maximum(np.abs(b), 1e-300))
-                    problems.append(f"{name}: relative difference up to {worst:.3g} > {args.rtol}")
+                    problems.append(f"{name}: relative difference up to {worst:.3g} > {rtol}")
             elif np.asarray(a).tobytes() != np.asarray(b).tobytes():
                 where = np.flatnonzero(np.asarray(a).ravel() != np.asarray(b).ravel())
                 problems.append(f"{name}: differs at {len(where)} of {np.size(a)} values "
                                 f"(first at flat index {where[0] if len(where) else '?'})")
         if compared == 0:
             problems.append("no datasets to compare")
+    return compared, problems
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--rtol", type=float, default=0.0,
+                   help="relative tolerance for floating-point observables (0: bit for bit)")
+    args = p.parse_args()
+    compared, problems = differences(args.a, args.b, args.rtol)
     for line in problems:
         print(f"same_chain: {args.a} vs {args.b}: {line}", file=sys.stderr)
     if not problems:

@@ -6,23 +6,31 @@ observables to rounding, since their sums are added in another order); a checkpo
 ranks resumes on 4 and on 1; bad grids exit 2 naming parallel.grid.
 
 With BACKEND cuda every rank takes its own GPU: layouts with more ranks than GPUs are skipped
-(exit 77 when none is left, a failure instead with SIM_REQUIRE_GPU=1), and the references of
-discrete models are the CPU's single-process chains, so GPU boxes are checked against the CPU.
+(exit 77 when fewer than 2 GPUs leave nothing to run, a failure instead with SIM_REQUIRE_GPU=1),
+and the references of discrete models are the CPU's single-process chains, so GPU boxes are
+checked against the CPU.
 
-Usage: test_ranks.py SIM MPIRUN BACKEND WORKDIR [CASE...]. BACKEND is cpu or cuda."""
+Usage: test_ranks.py SIM MPIRUN BACKEND WORKDIR [CASE...] [unittest options]. BACKEND is cpu or
+cuda; a CASE (a name in CASES, resume or bad_grid) runs that test only."""
 import os
 import subprocess
 import sys
+import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import same_chain  # noqa: E402
 
-SIM, MPIRUN, BACKEND, WORK = sys.argv[1:5]
-ONLY = sys.argv[5:]
+# The leading arguments that are not options; the rest go to unittest.
+POSITIONAL = []
+while len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+    POSITIONAL.append(sys.argv.pop(1))
+if len(POSITIONAL) < 4:
+    print(__doc__, file=sys.stderr)
+    sys.exit(2)
+SIM, MPIRUN, BACKEND, WORK = POSITIONAL[:4]
+ONLY = POSITIONAL[4:]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1", OMP_NUM_THREADS="1", NCCL_NVLS_ENABLE="0")
-failures = []
-skipped = []
 
 
 def gpu_count():
@@ -82,14 +90,6 @@ EXTRA_INPUT = {"ising3d_spectral": SPECTRAL,
                "potts3d_heatbath": '[update]\nalgorithm = "heatbath"\n'}
 
 
-def run(ranks, args, expect=0):
-    command = [SIM] + args if ranks == 0 else [MPIRUN, "-n", str(ranks), SIM] + args
-    r = subprocess.run(command, env=ENV, capture_output=True, text=True)
-    if r.returncode != expect:
-        failures.append(f"{' '.join(command)}: exit {r.returncode}, expected {expect}\n{r.stderr}")
-    return r
-
-
 def write_input(name, text):
     path = os.path.join(WORK, name + ".toml")
     with open(path, "w") as f:
@@ -97,93 +97,109 @@ def write_input(name, text):
     return path
 
 
-def compare(a, b, rtol):
-    result = subprocess.run([sys.executable, same_chain.__file__, a, b] +
-                            (["--rtol", str(rtol)] if rtol else []), capture_output=True, text=True)
-    if result.returncode != 0:
-        failures.append(result.stderr)
-    else:
-        print(result.stdout.strip())
+class RanksTest(unittest.TestCase):
+    """One test per case of CASES (test_<name>), test_resume and test_bad_grid; layouts that
+    need more GPUs than there are are skipped subtests."""
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(WORK, exist_ok=True)
+
+    def sim(self, ranks, args, expect=0):
+        """Runs sim on ranks MPI ranks (0: without mpirun) and asserts its exit status."""
+        command = [SIM] + args if ranks == 0 else [MPIRUN, "-n", str(ranks), SIM] + args
+        r = subprocess.run(command, env=ENV, capture_output=True, text=True)
+        self.assertEqual(r.returncode, expect, f"{' '.join(command)}\n{r.stderr}")
+        return r
+
+    def assert_same_chain(self, a, b, rtol):
+        compared, problems = same_chain.differences(a, b, rtol)
+        self.assertEqual(problems, [], f"{a} vs {b}")
+        print(f"same_chain: {a} and {b}: {compared} datasets agree")
+
+    def check_chain(self, name):
+        dims, model, extra, layouts, rtol = CASES[name]
+        path = write_input(name, toml(dims, model, extra) + EXTRA_INPUT.get(name, ""))
+        reference = os.path.join(WORK, f"{name}.1.h5")
+        # Discrete chains are the CPU's on every backend; continuous ones, and spectra (cuFFT
+        # against FFTW), round differently there.
+        same_backend = rtol > 0 or "spectral" in name
+        self.sim(0, [path, "-o", reference, "--force", "-q"] +
+                 ([] if same_backend else ["--backend", "cpu"]))
+        for ranks, grid in layouts:
+            with self.subTest(ranks=ranks, grid=grid):
+                if ranks > GPUS:
+                    self.skipTest(f"{name} on {ranks} ranks: {GPUS} GPU(s)")
+                label = "auto" if grid is None else "x".join(map(str, grid))
+                out = os.path.join(WORK, f"{name}.{ranks}.{label}.h5")
+                args = [path, "-o", out, "--force", "-q"]
+                if grid is not None:
+                    args += ["--set", f"parallel.grid={grid}"]
+                self.sim(ranks, args)
+                self.assert_same_chain(reference, out, rtol)
+
+    def test_resume(self):
+        """A checkpoint from 2 ranks resumes on 4 ranks, and on 1, as the straight run."""
+        dims, model, _, _, _ = CASES["ising3d_packed"]
+        base = toml(dims, model, "checkpoint_every = 10")
+        path = write_input("resume", base)
+        straight = os.path.join(WORK, "resume.straight.h5")
+        self.sim(0, [path, "-o", straight, "--force", "-q"])
+        for later in (4, 0):
+            with self.subTest(resume_ranks=later or 1):
+                if max(later, 2) > GPUS:
+                    self.skipTest(f"resume on {later} ranks: {GPUS} GPU(s)")
+                out = os.path.join(WORK, f"resume.2to{later or 1}.h5")
+                short = write_input("resume.short",
+                                    base.replace("measurements = 16", "measurements = 4"))
+                self.sim(2, [short, "-o", out, "--force", "-q"])
+                self.sim(later, [path, "-o", out, "--resume", "-q"])
+                self.assert_same_chain(straight, out, 0)
+
+    def test_bad_grid(self):
+        dims, model, _, _, _ = CASES["ising3d_packed"]
+        path = write_input("bad", toml(dims, model))
+        out = os.path.join(WORK, "bad.h5")
+        if GPUS < 2:
+            self.skipTest("bad grids: fewer than 2 GPUs")
+        for grid, why in (([2, 1, 2], "last axis"), ([3, 1, 1], "boxes but the run has"),
+                          ([2, 2, 1], "boxes but the run has")):
+            with self.subTest(grid=grid):
+                if os.path.exists(out):
+                    os.remove(out)
+                r = self.sim(2, [path, "-o", out, "--set", f"parallel.grid={grid}"], expect=2)
+                self.assertIn("parallel.grid", r.stderr, "the error names parallel.grid")
+                self.assertIn(why, r.stderr, "the error gives the reason")
+                self.assertFalse(os.path.exists(out), f"a refused run wrote {out}")
 
 
-def chain_case(name):
-    dims, model, extra, layouts, rtol = CASES[name]
-    path = write_input(name, toml(dims, model, extra) + EXTRA_INPUT.get(name, ""))
-    reference = os.path.join(WORK, f"{name}.1.h5")
-    # Discrete chains are the CPU's on every backend; continuous ones, and spectra (cuFFT against
-    # FFTW), round differently there.
-    same_backend = rtol > 0 or "spectral" in name
-    run(0, [path, "-o", reference, "--force", "-q"] + ([] if same_backend else ["--backend", "cpu"]))
-    for ranks, grid in layouts:
-        if ranks > GPUS:
-            skipped.append(f"{name} on {ranks} ranks: {GPUS} GPU(s)")
-            continue
-        label = "auto" if grid is None else "x".join(map(str, grid))
-        out = os.path.join(WORK, f"{name}.{ranks}.{label}.h5")
-        args = [path, "-o", out, "--force", "-q"]
-        if grid is not None:
-            args += ["--set", f"parallel.grid={grid}"]
-        if run(ranks, args).returncode == 0:
-            compare(reference, out, rtol)
+def chain_test(name):
+    def test(self):
+        self.check_chain(name)
+    test.__doc__ = f"{name}: the single process's chain on every layout of ranks and grid"
+    return test
 
 
-def resume_case():
-    """A checkpoint from 2 ranks resumes on 4 ranks, and on 1, as the straight run."""
-    dims, model, _, _, _ = CASES["ising3d_packed"]
-    base = toml(dims, model, "checkpoint_every = 10")
-    path = write_input("resume", base)
-    straight = os.path.join(WORK, "resume.straight.h5")
-    run(0, [path, "-o", straight, "--force", "-q"])
-    for later in (4, 0):
-        if max(later, 2) > GPUS:
-            skipped.append(f"resume on {later} ranks: {GPUS} GPU(s)")
-            continue
-        out = os.path.join(WORK, f"resume.2to{later or 1}.h5")
-        short = write_input("resume.short", base.replace("measurements = 16", "measurements = 4"))
-        run(2, [short, "-o", out, "--force", "-q"])
-        if run(later, [path, "-o", out, "--resume", "-q"]).returncode == 0:
-            compare(straight, out, 0)
+for _name in CASES:
+    setattr(RanksTest, f"test_{_name}", chain_test(_name))
 
 
-def bad_grid_case():
-    dims, model, _, _, _ = CASES["ising3d_packed"]
-    path = write_input("bad", toml(dims, model))
-    out = os.path.join(WORK, "bad.h5")
-    if GPUS < 2:
-        skipped.append("bad grids: fewer than 2 GPUs")
-        return
-    for grid, why in (([2, 1, 2], "last axis"), ([3, 1, 1], "boxes but the run has"),
-                      ([2, 2, 1], "boxes but the run has")):
-        if os.path.exists(out):
-            os.remove(out)
-        r = run(2, [path, "-o", out, "--set", f"parallel.grid={grid}"], expect=2)
-        if "parallel.grid" not in r.stderr or why not in r.stderr:
-            failures.append(f"grid {grid}: the error does not name parallel.grid and '{why}':\n"
-                            f"{r.stderr}")
-        if os.path.exists(out):
-            failures.append(f"grid {grid}: a refused run wrote {out}")
+def main():
+    if BACKEND == "cuda" and GPUS < 2:  # the decomposed GPU chains need a GPU per rank
+        if os.environ.get("SIM_REQUIRE_GPU") == "1":
+            print(f"test_ranks: SIM_REQUIRE_GPU=1 but {GPUS} GPU(s); 2 or more needed",
+                  file=sys.stderr)
+            return 1
+        print(f"test_ranks (cuda): skipped, {GPUS} GPU(s)")
+        return 77  # ctest's SKIP_RETURN_CODE for mpi_ranks_gpu
+    names = [f"RanksTest.test_{case}" for case in ONLY]
+    result = unittest.main(argv=sys.argv + names, exit=False, verbosity=2).result
+    failed = len(result.failures) + len(result.errors)
+    sys.stderr.flush()
+    print(f"test_ranks ({BACKEND}, {GPUS if BACKEND == 'cuda' else 'no'} GPUs): "
+          f"{failed} failure(s), {len(result.skipped)} skipped", flush=True)
+    return 0 if result.wasSuccessful() else 1
 
 
-if BACKEND == "cuda" and GPUS < 2:  # the decomposed GPU chains need a GPU per rank
-    if os.environ.get("SIM_REQUIRE_GPU") == "1":
-        print(f"test_ranks: SIM_REQUIRE_GPU=1 but {GPUS} GPU(s); 2 or more needed", file=sys.stderr)
-        sys.exit(1)
-    print(f"test_ranks (cuda): skipped, {GPUS} GPU(s)")
-    sys.exit(77)
-os.makedirs(WORK, exist_ok=True)
-for case in list(CASES) + ["resume", "bad_grid"]:
-    if ONLY and case not in ONLY:
-        continue
-    if case == "resume":
-        resume_case()
-    elif case == "bad_grid":
-        bad_grid_case()
-    else:
-        chain_case(case)
-for f in failures:
-    print("FAIL:", f, file=sys.stderr)
-for s in skipped:
-    print("skipped:", s)
-print(f"test_ranks ({BACKEND}, {GPUS if BACKEND == 'cuda' else 'no'} GPUs): "
-      f"{len(failures)} failure(s), {len(skipped)} skipped")
-sys.exit(1 if failures else 0)
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,7 +1,7 @@
 """Writes files in sim's output format (schema "lattica/1") from numpy arrays, and sweep
-index files, for tests and examples. The data need not come from a Markov chain.
+index files, for the tests in this directory. The data need not come from a Markov chain.
 
-    from analysis import synthetic
+    import synthetic  # with tests/analysis on sys.path, as the test scripts put it
     synthetic.write_run("a.h5", energy, magnetization, beta=0.44, dims=(16, 16))
     synthetic.write_on_run("o.h5", energy, m_vectors, beta=1.1, dims=(8, 8), helicity=...)
     synthetic.write_phi4_run("p.h5", phi, kappa=0.18, lam=1.1, dims=(8, 8))
