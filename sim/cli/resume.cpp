@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/checkpoint_fit.hpp"
 #include "sim/output.hpp"
 
 namespace lattica::cli {
