@@ -13,10 +13,10 @@ namespace lattica {
 /// One dataset of a RecordSeries: [rows, row...], unlimited along the rows.
 struct Column {
   std::string name;
-  hid_t type;                  ///< memory and file type of its values
-  std::vector<hsize_t> row;    ///< shape of one row; empty: one value per row
-  std::vector<hsize_t> chunk;  ///< chunk shape (rank 1 + row's); used when created
-  std::string description;     ///< its description attribute when created; empty: none
+  hid_t type = H5I_INVALID_HID;  ///< memory and file type of its values
+  std::vector<hsize_t> row;      ///< shape of one row; empty: one value per row
+  std::vector<hsize_t> chunk;    ///< chunk shape (rank 1 + row's); used when created
+  std::string description;       ///< its description attribute when created; empty: none
 };
 
 /// A column whose chunks hold `rows` whole rows.
