@@ -1,48 +1,20 @@
 #pragma once
 // HDF5 output in schema "lattica/1": root attributes, extendable observable series, snapshots.
-
-#include <hdf5.h>
+// The parts: sim/output/ (HDF5 toolkit, record series, correlators, results, working copies,
+// recovery).
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "sim/checkpoint.hpp"
 #include "sim/correlators.hpp"
 #include "sim/engine/engine.hpp"
+#include "sim/output/correlator_output.hpp"
+#include "sim/output/h5_id.hpp"
+#include "sim/output/record_series.hpp"
 
 namespace lattica {
-
-/// An HDF5 failure (I/O, disk full, bad path): exit code 3.
-class HdfError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// Owns one HDF5 identifier and closes it with the matching H5?close.
-class H5Id {
- public:
-  H5Id() = default;
-  H5Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  H5Id(H5Id&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = H5I_INVALID_HID; }
-  H5Id& operator=(H5Id&& o) noexcept;
-  H5Id(const H5Id&) = delete;
-  H5Id& operator=(const H5Id&) = delete;
-  ~H5Id() { reset(); }
-  hid_t get() const { return id_; }
-  /// Gives up ownership without closing.
-  hid_t release() {
-    const hid_t id = id_;
-    id_ = H5I_INVALID_HID;
-    return id;
-  }
-  void reset();
-
- private:
-  hid_t id_ = H5I_INVALID_HID;
-  herr_t (*close_)(hid_t) = nullptr;
-};
 
 /// Everything the root of the file records about how it was made.
 struct RunMetadata {
@@ -103,7 +75,8 @@ class OutputFile {
 
   /// The committed lengths of the extendable datasets (for checkpoints).
   OutputLengths lengths() const {
-    return {measurements_, snapshots_, series_length_, timeslice_length_};
+    return {observables_.length(), snapshots_.length(), structure_factor_.series().length(),
+            timeslices_.series().length()};
   }
 
   /// Appends measurements: sweeps[k] and values[(k * replicas + r) * n_observables + o].
@@ -138,11 +111,6 @@ class OutputFile {
   void close();
 
  private:
-  std::vector<hsize_t> replica_axis() const;   ///< {R} when replicas > 1, else empty
-  std::vector<hsize_t> snapshot_tail() const;  ///< [R,] L0, ..., [components]
-  std::vector<hsize_t> chunk_rows(hsize_t rows) const;
-  /// Sets the shapes and types that follow from the metadata.
-  void set_layout(const RunMetadata& m);
   /// The resume constructor's work on the working copy.
   void reopen(const RunMetadata& m, const std::vector<std::string>& observables,
               const OutputLengths& lengths);
@@ -150,31 +118,12 @@ class OutputFile {
   std::string working_path_;  ///< a resumed run's copy until publish(); empty otherwise
   std::vector<int64_t> dims_;
   int replicas_ = 1;
-  hid_t snapshot_type_ = H5T_NATIVE_INT8;  ///< memory and file type of configuration values
-  int snapshot_components_ = 1;
-  bool snapshot_bit_packed_ = false;  ///< the last axis holds bytes of 8 sites
+  size_t observable_count_ = 0;
   H5Id file_;
-  H5Id observables_group_;
-  H5Id snapshots_group_;
-  std::vector<H5Id> observable_sets_;
-  H5Id sweep_set_;
-  H5Id snapshot_set_;
-  H5Id snapshot_sweep_set_;
-  int64_t measurements_ = 0;
-  int64_t snapshots_ = 0;
-  // /correlators/structure_factor: the per-measurement series
-  int64_t longest_axis_ = 0;
-  H5Id structure_factor_group_;
-  H5Id series_group_;
-  std::vector<H5Id> series_sets_;  ///< S(0), S(k_min), xi2
-  H5Id series_sweep_set_;
-  int64_t series_length_ = 0;
-  // /correlators/timeslice
-  H5Id timeslice_group_;
-  H5Id timeslice_set_;
-  H5Id timeslice_sweep_set_;
-  std::vector<hsize_t> timeslice_tail_;  ///< [R,] T, n_p
-  int64_t timeslice_length_ = 0;
+  RecordSeries observables_;  ///< /observables: one column per observable, then the sweeps
+  RecordSeries snapshots_;    ///< /snapshots: configuration, sweep
+  StructureFactorOutput structure_factor_;
+  TimesliceOutput timeslices_;
 };
 
 /// The working copy of an output file that a resume or a recovery writes before it replaces

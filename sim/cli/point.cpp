@@ -1,0 +1,154 @@
+#include "sim/cli/point.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include "kernels/models/ising.hpp"
+#include "sim/cli/resume.hpp"
+#include "sim/decomposition.hpp"
+#include "sim/output.hpp"
+#include "sim/run.hpp"
+
+namespace lattica::cli {
+
+namespace {
+
+/// "NAME (CUDA device 0)" of one rank, or the ranks and their grid.
+std::string device_description(const Config& config, const Engine& engine,
+                               const Communicator& world) {
+  if (world.size() == 1) return engine.device_name();
+  const Decomposition d(config.dims, config.parallel_grid, world.size());
+  return engine.device_name() + " on rank 0; " + std::to_string(world.size()) +
+         " ranks, parallel.grid = " + grid_text(d.grid());
+}
+
+/// Metadata for the output file of one run.
+RunMetadata metadata(const Config& config, const Engine& engine, const Communicator& world) {
+  RunMetadata meta;
+  meta.input_toml = config.input_text;
+  meta.resolved_toml = config.resolved_toml;
+  meta.input_path = config.input_path;
+  meta.dims = config.dims;
+  meta.model = config.model_kind;
+  meta.q = config.q;
+  meta.n = config.n;
+  meta.precision = config.precision;
+  meta.algorithm = config.algorithm;
+  meta.beta = config.beta;
+  meta.kappa = config.kappa;
+  meta.lambda = config.lambda;
+  meta.field = config.field;
+  meta.hits = config.hits;
+  meta.snapshot = config.snapshot_packing == "bits" ? IsingModel::bit_packed_snapshot_format()
+                                                    : engine.snapshot_format();
+  meta.structure_factor_every = config.structure_factor ? config.structure_factor_every : 0;
+  meta.timeslice_every = config.timeslice ? config.timeslice_every : 0;
+  meta.timeslice_momenta = config.timeslice_momenta;
+  meta.seed = config.seed;
+  meta.backend = engine.backend_name();
+  meta.device = device_description(config, engine, world);
+  meta.replicas = config.replicas;
+  meta.point_index = config.point_index;
+  for (const auto& [key, value] : config.swept_values) meta.swept += key + " = " + value + "\n";
+  return meta;
+}
+
+/// The lines after a finished point: what was written, and the tuned steps.
+void report_finished(const Config& config, const Engine& engine, const RunSummary& s) {
+  std::fprintf(stderr,
+               "sim: wrote %s: %lld sweeps of %lld sites x %d replica(s), %lld measurements, "
+               "%lld snapshots in %.3f s (%.3f site updates/ns, %s)\n",
+               config.output_path.c_str(), static_cast<long long>(s.sweeps),
+               static_cast<long long>(engine.volume()), engine.replicas(),
+               static_cast<long long>(s.measurements), static_cast<long long>(s.snapshots),
+               s.seconds, s.site_updates_per_ns, engine.backend_name().c_str());
+  const StepTuning t = engine.step_tuning();
+  if (t.applies) {
+    if (t.acceptance >= 0)
+      std::fprintf(stderr, "sim: Metropolis step %.6g (%s), acceptance %.3f\n", t.step,
+                   config.tune_step ? "tuned during thermalization" : "fixed", t.acceptance);
+    else
+      std::fprintf(stderr, "sim: Metropolis step %.6g (no thermalization to tune it)\n", t.step);
+  }
+  if (t.langevin) {
+    std::fprintf(stderr, "sim: Langevin step %.6g%s, kernel shift %.6g", t.langevin_step,
+                 t.adjusted && config.tune_step ? " (tuned during thermalization)" : "",
+                 t.langevin_shift);
+    if (t.adjusted && t.langevin_acceptance >= 0)
+      std::fprintf(stderr, ", MALA acceptance %.3f", t.langevin_acceptance);
+    std::fprintf(stderr, "\n");
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> make_engine(const Config& config,
+                                    const std::shared_ptr<Communicator>& world, bool quiet) {
+  EngineSettings settings = config.engine_settings();
+  settings.communicator = world;
+  // A grid that was asked for must fit the ranks, also a run of one process.
+  if (!config.parallel_grid.empty())
+    Decomposition(config.dims, config.parallel_grid, world->size());
+  std::string reason;
+  const int devices = config.backend == "cpu" ? 0 : cuda_device_count(reason);
+  if (world->size() > 1 && devices > 0) {
+    settings.cuda_device = (config.device + world->local_rank()) % devices;
+  }
+  if (config.backend == "cpu") return make_cpu_engine(settings);
+  if (config.backend == "cuda") return make_cuda_engine(settings);
+  const bool every_rank_has_gpu = world->max(devices > 0 ? 0 : 1) == 0;
+  if (every_rank_has_gpu) return make_cuda_engine(settings);
+  if (!quiet) {
+    std::cerr << "sim: " << (devices > 0 ? "not every rank has a CUDA device" : reason)
+              << "; using the CPU backend\n";
+  }
+  return make_cpu_engine(settings);
+}
+
+bool run_point(const Config& config, Engine& engine, Communicator& world, bool force, bool quiet,
+               bool resume) {
+  Checkpoint checkpoint;
+  if (resume) checkpoint = checkpoint_to_resume(config);
+  const bool root = world.rank() == 0;
+  if (!quiet) {
+    std::cerr << "sim: backend " << engine.backend_name() << " ("
+              << device_description(config, engine, world) << ")";
+    if (config.point_index >= 0) std::cerr << ", sweep point " << config.point_index;
+    if (resume) std::cerr << ", resuming at sweep " << checkpoint.sweep;
+    std::cerr << "\n";
+  }
+  std::unique_ptr<OutputFile> out;  // rank 0's: the others write nothing
+  if (!root) {
+  } else if (resume) {
+    out = std::make_unique<OutputFile>(config.output_path, metadata(config, engine, world),
+                                       engine.observable_names(), checkpoint.output);
+  } else {
+    // Stale ones (this run holds the output's lock: no live run owns them).
+    std::filesystem::remove(checkpoint_path(config.output_path));
+    std::filesystem::remove(working_copy_path(config.output_path));
+    out = std::make_unique<OutputFile>(config.output_path, force, metadata(config, engine, world),
+                                       engine.observable_names(), engine.observable_descriptions());
+  }
+  const bool live = !quiet && isatty(STDERR_FILENO);
+  const RunSummary s =
+      run_chain(config, engine, out.get(), live, resume ? &checkpoint : nullptr, &world);
+  if (out && !s.stopped) out->mark_finished();
+  if (out) out->close();
+  if (s.stopped && !root) return true;
+  if (s.stopped) {
+    std::fprintf(stderr,
+                 "sim: stopped by %s after sweep %lld; checkpoint %s written; continue with "
+                 "--resume\n",
+                 s.stop_reason.c_str(), static_cast<long long>(s.sweeps),
+                 checkpoint_path(config.output_path).c_str());
+    return true;
+  }
+  if (!quiet) report_finished(config, engine, s);
+  return false;
+}
+
+}  // namespace lattica::cli

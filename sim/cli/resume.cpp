@@ -1,0 +1,71 @@
+#include "sim/cli/resume.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "sim/checkpoint_fit.hpp"
+#include "sim/output.hpp"
+
+namespace lattica::cli {
+
+Checkpoint checkpoint_to_resume(const Config& config) {
+  const std::string path = checkpoint_path(config.output_path);
+  Checkpoint c;
+  try {
+    c = read_checkpoint(path);
+  } catch (const CheckpointError& e) {
+    throw InputError(std::string("--resume: ") + e.what());
+  }
+  const std::vector<std::string> changed = chain_differences(c.chain_config, config.chain_toml);
+  if (!changed.empty()) {
+    std::string list;
+    for (const std::string& line : changed) list += "\n  " + line;
+    throw InputError("--resume: " + path +
+                     " continues a chain with other settings; these keys differ "
+                     "(only run.measurements may grow, and the backend, threads, "
+                     "device, output and checkpoint keys change):" +
+                     list);
+  }
+  const int64_t total = config.total_sweeps();
+  if (total < c.sweep) {
+    throw InputError("--resume: run.measurements = " + std::to_string(config.measurements) +
+                     " asks for " + std::to_string(total) +
+                     " sweeps, but the checkpoint is at sweep " + std::to_string(c.sweep));
+  }
+  try {
+    check_checkpoint_fits(c, config, path);  // a valid checksum, impossible contents
+  } catch (const CheckpointError& e) {
+    throw InputError(std::string("--resume: ") + e.what());
+  }
+  if (!std::filesystem::exists(config.output_path)) {
+    throw InputError("--resume: the output " + config.output_path +
+                     " of the checkpoint is missing");
+  }
+  return c;
+}
+
+PointStart resume_start(const Config& config, bool sweep) {
+  std::error_code ec;
+  const bool has_output = std::filesystem::exists(config.output_path, ec);
+  if (std::filesystem::exists(checkpoint_path(config.output_path), ec)) {
+    const Checkpoint c = checkpoint_to_resume(config);
+    // The checkpoint at the end of a run is kept for extending it; without more measurements
+    // there is nothing to do (unless the run died before it could say it finished).
+    const bool done = c.sweep == config.total_sweeps() && output_finished(config.output_path);
+    return done ? PointStart::skip : PointStart::resume;
+  }
+  if (has_output && output_finished(config.output_path)) return PointStart::skip;
+  if (sweep && !has_output) return PointStart::fresh;
+  if (sweep) {
+    const std::string n = std::to_string(config.point_index);
+    throw InputError("--resume: sweep point " + n + ": " + config.output_path +
+                     " has no checkpoint and did not finish (stopped before its first "
+                     "checkpoint?); run that point again with --force --task-id " +
+                     n);
+  }
+  checkpoint_to_resume(config);  // throws, saying why there is no checkpoint
+  return PointStart::resume;
+}
+
+}  // namespace lattica::cli

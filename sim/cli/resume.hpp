@@ -1,0 +1,23 @@
+#pragma once
+// --resume: how each point of the plan continues, decided before anything is written.
+
+#include <cstdint>
+
+#include "sim/checkpoint.hpp"
+#include "sim/config.hpp"
+
+namespace lattica::cli {
+
+/// How a point of the plan starts.
+enum class PointStart : int8_t { fresh, resume, skip };
+
+/// The checkpoint a --resume continues from, checked against the input; InputError (exit 2,
+/// nothing touched) when there is none or it belongs to another chain.
+Checkpoint checkpoint_to_resume(const Config& config);
+
+/// How --resume continues one point, decided by rank 0 while it holds the point's lock: from
+/// its checkpoint; not at all when it is finished; from the start when it is a point of a sweep
+/// that never got to it. InputError (exit 2, nothing touched) when it cannot continue.
+PointStart resume_start(const Config& config, bool sweep);
+
+}  // namespace lattica::cli

@@ -1,0 +1,180 @@
+#include "sim/output/correlator_output.hpp"
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+
+#include "kernels/spectral/timeslice.hpp"
+#include "sim/correlators.hpp"
+#include "sim/output/hdf5.hpp"
+
+namespace lattica {
+
+namespace {
+
+/// The columns of the structure factor's series.
+std::vector<Column> series_columns(int replicas) {
+  const std::vector<hsize_t> row = replica_axis(replicas);
+  return {
+      make_column("s0", H5T_NATIVE_DOUBLE, row, 1024,
+                  "S(0) = |sum_x phi(x)|^2 / V of this measurement (summed over components)"),
+      make_column("s_min", H5T_NATIVE_DOUBLE, row, 1024,
+                  "S(k_min): the mean of S over the unit momenta 2 pi / L along the longest axes"),
+      make_column(
+          "xi2", H5T_NATIVE_DOUBLE, row, 1024,
+          "second-moment correlation length of this measurement, sqrt(S(0)/S(k_min) - 1) / "
+          "(2 sin(pi / L)); NaN where S(0) <= S(k_min). Prefer xi2 from the averages of s0 and "
+          "s_min (a per-measurement ratio is biased)"),
+      make_column("sweep", H5T_NATIVE_INT64, {}, 1024)};
+}
+
+/// The columns of the time-slice correlators: C of rows [R,] T, n_p, and the sweeps.
+std::vector<Column> timeslice_columns(const std::vector<int64_t>& dims, int replicas,
+                                      int momenta_per_axis) {
+  const int spatial = static_cast<int>(dims.size()) - 1;
+  const size_t momenta = timeslice_momenta(spatial + 1, momenta_per_axis).size();
+  std::vector<hsize_t> row = replica_axis(replicas);
+  row.push_back(static_cast<hsize_t>(dims.back()));
+  row.push_back(spatial > 0 ? momenta / spatial : 1);
+  return {make_column("C", H5T_NATIVE_DOUBLE, row, 16,
+                      "C(dt, p) = (1/(T V_s)) sum_t sum_c Re[O_c(t + dt, p) conj(O_c(t, p))], "
+                      "O_c(t, p) = sum_x phi_c(x, t) exp(-i p.x); the last lattice axis is time; "
+                      "per measurement [, replica], dt = 0 .. T-1 (periodic), momentum index"),
+          make_column("sweep", H5T_NATIVE_INT64, {}, 1024)};
+}
+
+/// Writes a whole dataset of `shape` under `group` (replacing an earlier one), with its
+/// description.
+void write_table(hid_t group, const char* name, const std::vector<hsize_t>& shape, hid_t type,
+                 const void* data, const std::string& description) {
+  if (H5_CHECK(H5Lexists(group, name, H5P_DEFAULT)) > 0)
+    H5_CHECK(H5Ldelete(group, name, H5P_DEFAULT));
+  H5Id space(H5_CHECK(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr)),
+             H5Sclose);
+  H5Id set(
+      H5_CHECK(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
+      H5Dclose);
+  H5_CHECK(H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
+  write_string_attribute(set.get(), "description", description);
+}
+
+}  // namespace
+
+void StructureFactorOutput::create(hid_t correlators, const std::vector<int64_t>& dims,
+                                   int replicas, int64_t every) {
+  dims_ = dims;
+  replicas_ = replicas;
+  group_ = create_group(correlators, "structure_factor");
+  write_numeric_attribute(group_.get(), "every", H5T_NATIVE_INT64, &every, 1, true);
+  series_ = RecordSeries::create(group_.get(), "series", series_columns(replicas));
+}
+
+void StructureFactorOutput::open(hid_t file, const std::vector<int64_t>& dims, int replicas,
+                                 int64_t rows) {
+  dims_ = dims;
+  replicas_ = replicas;
+  group_ = open_group(file, "correlators/structure_factor");
+  series_ = RecordSeries::open(group_.get(), "series", series_columns(replicas), rows);
+}
+
+void StructureFactorOutput::append(const std::vector<int64_t>& sweeps,
+                                   const std::vector<double>& values) {
+  const auto count = static_cast<int64_t>(sweeps.size());
+  if (count == 0) return;
+  const int64_t longest_axis = *std::max_element(dims_.begin(), dims_.end());
+  const size_t rows = static_cast<size_t>(count) * replicas_;
+  std::vector<double> s0(rows), s_min(rows), xi2(rows);
+  for (size_t i = 0; i < rows; ++i) {
+    s0[i] = values[2 * i];
+    s_min[i] = values[2 * i + 1];
+    xi2[i] = second_moment_length(s0[i], s_min[i], longest_axis);
+  }
+  series_.append(count, {s0.data(), s_min.data(), xi2.data(), sweeps.data()});
+}
+
+void StructureFactorOutput::write_averages(const StructureFactorSums& sums) {
+  if (sums.samples == 0) return;
+  const StructureFactorTables t = structure_factor_tables(sums);
+  const hid_t group = group_.get();
+  const std::vector<hsize_t> half(t.spectrum_shape.begin(), t.spectrum_shape.end());
+  const std::vector<hsize_t> full(dims_.begin(), dims_.end());
+  write_table(group, "S", half, H5T_NATIVE_DOUBLE, t.s.data(),
+              "<S(k)>, S(k) = sum_c |sum_x phi_c(x) exp(-i k.x)|^2 / V, on the half spectrum of a "
+              "real FFT (last axis L/2 + 1 modes; S(-k) = S(k)); momenta in momentum_<axis>");
+  write_table(group, "S_error", half, H5T_NATIVE_DOUBLE, t.s_error.data(),
+              "standard error of S(k), treating the samples as independent (true when "
+              "measurements are further apart than the autocorrelation time)");
+  write_table(group, "S_connected", half, H5T_NATIVE_DOUBLE, t.s_connected.data(),
+              "S(k) - V |<m>|^2 delta_{k,0}: the connected structure factor (differs from S only "
+              "at k = 0, and only where the phase is ordered)");
+  write_table(group, "G", full, H5T_NATIVE_DOUBLE, t.g.data(),
+              "G(r) = (1/V) sum_x <phi(x) . phi(x + r)> by inverse FFT of <S(k)> "
+              "(Wiener-Khinchin); distances r_a = 0 .. L_a - 1 (periodic) along each axis");
+  write_table(group, "G_connected", full, H5T_NATIVE_DOUBLE, t.g_connected.data(),
+              "G(r) - |<m>|^2");
+  for (size_t a = 0; a < t.momenta.size(); ++a) {
+    write_table(group, ("momentum_" + std::to_string(a)).c_str(), {t.momenta[a].size()},
+                H5T_NATIVE_DOUBLE, t.momenta[a].data(),
+                "k_a = 2 pi n / L_a of each index along axis " + std::to_string(a));
+  }
+  write_table(group, "radial_k", {t.radial_k.size()}, H5T_NATIVE_DOUBLE, t.radial_k.data(),
+              "mean |k| of each shell of width 2 pi / L_max");
+  write_table(group, "radial_S", {t.radial_s.size()}, H5T_NATIVE_DOUBLE, t.radial_s.data(),
+              "<S> averaged over the modes of each shell (the full lattice's modes)");
+  write_table(group, "radial_modes", {t.radial_modes.size()}, H5T_NATIVE_INT64,
+              t.radial_modes.data(), "number of lattice momenta in each shell");
+  write_table(group, "mean_field", {t.mean_field.size()}, H5T_NATIVE_DOUBLE, t.mean_field.data(),
+              "<m_c> = <(1/V) sum_x phi_c(x)> per order-parameter component");
+  set_int64_attribute(group, "samples", sums.samples);
+  set_int64_attribute(group, "components", sums.components);
+  replace_double_attribute(group, "xi2", t.xi2);
+}
+
+void StructureFactorOutput::close() {
+  series_.close();
+  group_.reset();
+}
+
+void TimesliceOutput::create(hid_t correlators, const std::vector<int64_t>& dims, int replicas,
+                             int64_t every, int momenta_per_axis) {
+  series_ = RecordSeries::create(correlators, "timeslice",
+                                 timeslice_columns(dims, replicas, momenta_per_axis));
+  const hid_t group = series_.group();
+  const int spatial = static_cast<int>(dims.size()) - 1;
+  const std::vector<int64_t> momenta = timeslice_momenta(spatial + 1, momenta_per_axis);
+  const hsize_t count = spatial > 0 ? momenta.size() / spatial : 1;
+  std::vector<double> values(momenta.size());
+  for (size_t i = 0; i < momenta.size(); ++i)
+    values[i] = 6.283185307179586 * static_cast<double>(momenta[i]) / dims[i % spatial];
+  const hsize_t shape[2] = {count, static_cast<hsize_t>(std::max(spatial, 0))};
+  for (const auto& [name, type, data, what] :
+       {std::tuple<const char*, hid_t, const void*, const char*>{
+            "momenta", H5T_NATIVE_INT64, momenta.data(),
+            "integer momenta n of each projection, p_a = 2 pi n_a / L_a (spatial axes 0 .. d-2)"},
+        {"momentum_values", H5T_NATIVE_DOUBLE, values.data(), "the momenta p"}}) {
+    H5Id space(H5_CHECK(H5Screate_simple(2, shape, nullptr)), H5Sclose);
+    H5Id set(
+        H5_CHECK(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
+        H5Dclose);
+    if (!momenta.empty()) H5_CHECK(H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
+    write_string_attribute(set.get(), "description", what);
+  }
+  write_numeric_attribute(group, "every", H5T_NATIVE_INT64, &every, 1, true);
+  const int64_t per_axis = momenta_per_axis;
+  write_numeric_attribute(group, "momenta_per_axis", H5T_NATIVE_INT64, &per_axis, 1, true);
+}
+
+void TimesliceOutput::open(hid_t file, const std::vector<int64_t>& dims, int replicas,
+                           int momenta_per_axis, int64_t rows) {
+  series_ = RecordSeries::open(file, "correlators/timeslice",
+                               timeslice_columns(dims, replicas, momenta_per_axis), rows);
+}
+
+void TimesliceOutput::append(const std::vector<int64_t>& sweeps,
+                             const std::vector<double>& values) {
+  const auto count = static_cast<int64_t>(sweeps.size());
+  if (count == 0) return;
+  series_.append(count, {values.data(), sweeps.data()});
+}
+
+}  // namespace lattica

@@ -1,0 +1,69 @@
+#pragma once
+// The output's /correlators groups: the structure factor (a per-measurement series and the
+// averaged tables) and the time-slice correlators (a per-measurement series).
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/engine/engine.hpp"
+#include "sim/output/record_series.hpp"
+
+namespace lattica {
+
+/// /correlators/structure_factor: every `every`-th measurement's S(0), S(k_min) and xi2 in
+/// series/, and the averaged S(k), G(r) and their tables next to it.
+class StructureFactorOutput {
+ public:
+  /// Creates the group under `correlators` for lattices of extents `dims`.
+  void create(hid_t correlators, const std::vector<int64_t>& dims, int replicas, int64_t every);
+
+  /// Opens the group of a file being resumed, its series cut back to `rows`.
+  void open(hid_t file, const std::vector<int64_t>& dims, int replicas, int64_t rows);
+
+  /// Whether the run measures the structure factor (created or opened).
+  bool exists() const { return series_.exists(); }
+  RecordSeries& series() { return series_; }
+  const RecordSeries& series() const { return series_; }
+
+  /// Appends sweeps[j] and values[(j * R + r) * 2 + {0, 1}] = S(0), S(k_min), with xi_2 from
+  /// them.
+  void append(const std::vector<int64_t>& sweeps, const std::vector<double>& values);
+
+  /// Writes the averaged tables (replacing earlier ones); nothing without samples.
+  void write_averages(const StructureFactorSums& sums);
+
+  void close();
+
+ private:
+  std::vector<int64_t> dims_;
+  int replicas_ = 1;
+  H5Id group_;
+  RecordSeries series_;
+};
+
+/// /correlators/timeslice: every `every`-th measurement's C(dt, p), with the momenta p.
+class TimesliceOutput {
+ public:
+  /// Creates the group under `correlators`: momenta_per_axis momenta along each spatial axis
+  /// besides p = 0.
+  void create(hid_t correlators, const std::vector<int64_t>& dims, int replicas, int64_t every,
+              int momenta_per_axis);
+
+  /// Opens the group of a file being resumed, its series cut back to `rows`.
+  void open(hid_t file, const std::vector<int64_t>& dims, int replicas, int momenta_per_axis,
+            int64_t rows);
+
+  bool exists() const { return series_.exists(); }
+  RecordSeries& series() { return series_; }
+  const RecordSeries& series() const { return series_; }
+
+  /// Appends sweeps[j] and values[((j * R + r) * T + dt) * n_p + p].
+  void append(const std::vector<int64_t>& sweeps, const std::vector<double>& values);
+
+  void close() { series_.close(); }
+
+ private:
+  RecordSeries series_;
+};
+
+}  // namespace lattica

@@ -1,0 +1,283 @@
+// OutputFile: the file of one run, its root attributes, its observables and snapshots, and its
+// life from creation (or a resume's working copy) to close.
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+
+#include "sim/output.hpp"
+#include "sim/output/file_copy.hpp"
+#include "sim/output/hdf5.hpp"
+#include "sim/output/results.hpp"
+#include "sim/version.hpp"
+
+namespace lattica {
+
+namespace {
+
+/// The memory and file type of configuration values.
+hid_t snapshot_type(ElementType type) {
+  switch (type) {
+    case ElementType::uint8:
+      return H5T_NATIVE_UINT8;
+    case ElementType::float32:
+      return H5T_NATIVE_FLOAT;
+    case ElementType::float64:
+      return H5T_NATIVE_DOUBLE;
+    case ElementType::int8:
+      break;
+  }
+  return H5T_NATIVE_INT8;
+}
+
+/// Snapshot chunks: one frame, cut along the leading axes to at most 64 MiB (HDF5 caps a
+/// chunk at 4 GiB, and smaller chunks keep partial reads cheap).
+std::vector<hsize_t> snapshot_chunk(const std::vector<hsize_t>& row, size_t element_bytes) {
+  std::vector<hsize_t> chunk{1};
+  chunk.insert(chunk.end(), row.begin(), row.end());
+  auto bytes = [&] {
+    hsize_t b = element_bytes;
+    for (hsize_t c : chunk) b *= c;
+    return b;
+  };
+  for (size_t axis = 1; axis < chunk.size() && bytes() > (hsize_t(64) << 20); ++axis) {
+    while (chunk[axis] > 1 && bytes() > (hsize_t(64) << 20)) chunk[axis] = (chunk[axis] + 1) / 2;
+  }
+  return chunk;
+}
+
+/// The columns of /snapshots: one frame [R,] L0, ... [/ 8 when bit-packed] [, components] a
+/// row, and the sweeps.
+std::vector<Column> snapshot_columns(const RunMetadata& m) {
+  const SnapshotFormat& f = m.snapshot;
+  std::vector<hsize_t> row = replica_axis(m.replicas);
+  row.insert(row.end(), m.dims.begin(), m.dims.end());
+  if (f.bit_packed) row.back() /= 8;
+  if (f.components > 1) row.push_back(static_cast<hsize_t>(f.components));
+  const hid_t type = snapshot_type(f.type);
+  const std::string description =
+      std::string(f.description) +
+      (m.replicas > 1 ? ", frames x replicas x lattice" : ", frames x lattice") +
+      (f.components > 1 ? " x components" : "") +
+      (f.bit_packed ? " (the last axis in bytes of 8 sites)" : "") +
+      " in lexicographic order (last lattice axis fastest)";
+  std::vector<hsize_t> chunk = snapshot_chunk(row, H5Tget_size(type));
+  return {Column{"configuration", type, std::move(row), std::move(chunk), description},
+          make_column("sweep", H5T_NATIVE_INT64, {}, 256,
+                      "sweeps completed when each frame was taken")};
+}
+
+/// The columns of /observables: one per observable (descriptions: empty when reopened), then
+/// the sweeps.
+std::vector<Column> observable_columns(const std::vector<std::string>& names,
+                                       const std::vector<std::string>& descriptions, int replicas) {
+  std::vector<Column> columns;
+  for (size_t o = 0; o < names.size(); ++o) {
+    columns.push_back(make_column(names[o], H5T_NATIVE_DOUBLE, replica_axis(replicas), 4096,
+                                  o < descriptions.size() ? descriptions[o] : ""));
+  }
+  columns.push_back(make_column("sweep", H5T_NATIVE_INT64, {}, 4096,
+                                "sweeps completed when the measurement was taken"));
+  return columns;
+}
+
+/// The root attributes of a new file.
+void write_root_attributes(hid_t root, const RunMetadata& m) {
+  write_string_attribute(root, "schema", "lattica/1");
+  write_string_attribute(root, "program_version", kLatticaVersion);
+  write_string_attribute(root, "git_commit", kLatticaGitCommit);
+  write_string_attribute(root, "created_utc", utc_now_iso8601());
+  // 1 once the run did all its sweeps; set in place, so the root's header never grows at the
+  // end of the file (where a copy cut short would lose it).
+  set_int64_attribute(root, "finished", 0);
+  write_string_attribute(root, "input_path", m.input_path);
+  write_string_attribute(root, "input_toml", m.input_toml);
+  write_string_attribute(root, "resolved_config", m.resolved_toml);
+  write_string_attribute(root, "model", m.model);
+  write_string_attribute(root, "algorithm", m.algorithm);
+  write_string_attribute(root, "backend", m.backend);
+  write_string_attribute(root, "device", m.device);
+  write_numeric_attribute(root, "seed", H5T_NATIVE_UINT64, &m.seed, 1, true);
+  if (m.model == "phi4") {
+    write_numeric_attribute(root, "kappa", H5T_NATIVE_DOUBLE, &m.kappa, 1, true);
+    write_numeric_attribute(root, "lambda", H5T_NATIVE_DOUBLE, &m.lambda, 1, true);
+  } else {
+    write_numeric_attribute(root, "beta", H5T_NATIVE_DOUBLE, &m.beta, 1, true);
+  }
+  write_numeric_attribute(root, "h", H5T_NATIVE_DOUBLE, &m.field, 1, true);
+  if (m.n > 0) {
+    const int64_t n = m.n;
+    write_numeric_attribute(root, "n", H5T_NATIVE_INT64, &n, 1, true);
+  }
+  if (!m.precision.empty()) {
+    write_string_attribute(root, "precision", m.precision);
+    const int64_t hits = m.hits;
+    write_numeric_attribute(root, "hits", H5T_NATIVE_INT64, &hits, 1, true);
+  }
+  write_numeric_attribute(root, "lattice_dims", H5T_NATIVE_INT64, m.dims.data(), m.dims.size(),
+                          false);
+  if (m.q > 0) {
+    const int64_t q = m.q;
+    write_numeric_attribute(root, "q", H5T_NATIVE_INT64, &q, 1, true);
+  }
+  const int64_t replicas = m.replicas;
+  write_numeric_attribute(root, "replicas", H5T_NATIVE_INT64, &replicas, 1, true);
+  if (m.point_index >= 0) {
+    write_numeric_attribute(root, "point_index", H5T_NATIVE_INT64, &m.point_index, 1, true);
+    write_string_attribute(root, "swept_parameters", m.swept);
+  }
+}
+
+}  // namespace
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadata& m,
+                       const std::vector<std::string>& observables,
+                       const std::vector<std::string>& descriptions)
+    : path_(path), dims_(m.dims), replicas_(m.replicas), observable_count_(observables.size()) {
+  quiet_hdf5();
+  file_ = H5Id(H5_CHECK(H5Fcreate(path.c_str(), overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL,
+                                  H5P_DEFAULT, file_access().get())),
+               H5Fclose);
+  const hid_t root = file_.get();
+  write_root_attributes(root, m);
+  observables_ = RecordSeries::create(root, "observables",
+                                      observable_columns(observables, descriptions, replicas_));
+  snapshots_ = RecordSeries::create(root, "snapshots", snapshot_columns(m));
+  write_string_attribute(snapshots_.column(0), "packing", m.snapshot.bit_packed ? "bits" : "none");
+  if (m.structure_factor_every > 0 || m.timeslice_every > 0) {
+    const H5Id correlators = create_group(root, "correlators");
+    if (m.timeslice_every > 0) {
+      timeslices_.create(correlators.get(), m.dims, replicas_, m.timeslice_every,
+                         m.timeslice_momenta);
+    }
+    if (m.structure_factor_every > 0)
+      structure_factor_.create(correlators.get(), m.dims, replicas_, m.structure_factor_every);
+  }
+  flush();
+}
+
+OutputFile::OutputFile(const std::string& path, const RunMetadata& m,
+                       const std::vector<std::string>& observables, const OutputLengths& lengths)
+    : path_(path), dims_(m.dims), replicas_(m.replicas), observable_count_(observables.size()) {
+  quiet_hdf5();
+  working_path_ = working_copy_path(path);
+  copy_whole_file(path, working_path_);
+  try {
+    reopen(m, observables, lengths);
+  } catch (...) {
+    std::remove(working_path_.c_str());  // the output stays as it was
+    throw;
+  }
+}
+
+void OutputFile::reopen(const RunMetadata& m, const std::vector<std::string>& observables,
+                        const OutputLengths& lengths) {
+  match_recorded_length(working_path_);
+  file_ =
+      H5Id(H5_CHECK(H5Fopen(working_path_.c_str(), H5F_ACC_RDWR, file_access().get())), H5Fclose);
+  const hid_t root = file_.get();
+  set_int64_attribute(root, "finished", 0);  // until the resumed run is done
+  replace_string_attribute(root, "input_toml", m.input_toml);
+  replace_string_attribute(root, "resolved_config", m.resolved_toml);
+  // Where the chain continued, and on what: one line per resume.
+  replace_string_attribute(root, "resumed",
+                           read_string_attribute(root, "resumed") + utc_now_iso8601() +
+                               ": resumed on " + m.backend + " (" + m.device + ")\n");
+
+  observables_ = RecordSeries::open(
+      root, "observables", observable_columns(observables, {}, replicas_), lengths.measurements);
+  snapshots_ = RecordSeries::open(root, "snapshots", snapshot_columns(m), lengths.snapshots);
+  if (m.structure_factor_every > 0)
+    structure_factor_.open(root, m.dims, replicas_, lengths.structure_factor_series);
+  if (m.timeslice_every > 0)
+    timeslices_.open(root, m.dims, replicas_, m.timeslice_momenta, lengths.timeslices);
+  flush();
+}
+
+OutputFile::~OutputFile() {
+  if (!working_path_.empty()) std::remove(working_path_.c_str());
+}
+
+void OutputFile::publish() {
+  if (working_path_.empty()) return;
+  replace_by(working_path_, path_);
+  working_path_.clear();
+}
+
+void OutputFile::mark_finished() { set_int64_attribute(file_.get(), "finished", 1); }
+
+void OutputFile::append_measurements(const std::vector<int64_t>& sweeps,
+                                     const std::vector<double>& values) {
+  const auto count = static_cast<int64_t>(sweeps.size());
+  if (count == 0) return;
+  // values holds every observable of a row together; the file holds one column each.
+  const size_t n_obs = observable_count_;
+  const size_t rows = static_cast<size_t>(count) * static_cast<size_t>(replicas_);
+  std::vector<std::vector<double>> columns(n_obs, std::vector<double>(rows));
+  for (size_t o = 0; o < n_obs; ++o) {
+    for (size_t i = 0; i < rows; ++i) columns[o][i] = values[i * n_obs + o];
+  }
+  std::vector<const void*> data;
+  for (const std::vector<double>& column : columns) data.push_back(column.data());
+  data.push_back(sweeps.data());
+  observables_.append(count, data);
+}
+
+void OutputFile::append_snapshot(int64_t sweep, const void* configuration) {
+  snapshots_.append(1, {configuration, &sweep});
+}
+
+void OutputFile::append_structure_factor_series(const std::vector<int64_t>& sweeps,
+                                                const std::vector<double>& values) {
+  structure_factor_.append(sweeps, values);
+}
+
+void OutputFile::append_timeslices(const std::vector<int64_t>& sweeps,
+                                   const std::vector<double>& values) {
+  timeslices_.append(sweeps, values);
+}
+
+void OutputFile::write_structure_factor(const StructureFactorSums& sums) {
+  structure_factor_.write_averages(sums);
+}
+
+void OutputFile::write_step_tuning(const StepTuning& tuning) {
+  lattica::write_step_tuning(file_.get(), tuning);
+}
+
+void OutputFile::write_histograms(const std::vector<ExactHistogram>& histograms) {
+  lattica::write_histograms(file_.get(), histograms);
+}
+
+void OutputFile::flush() {
+  // Data first, then the lengths that vouch for it, then the lengths themselves.
+  H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
+  observables_.commit();
+  snapshots_.commit();
+  if (structure_factor_.exists()) structure_factor_.series().commit();
+  if (timeslices_.exists()) timeslices_.series().commit();
+  H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
+}
+
+void OutputFile::close() {
+  if (file_.get() < 0) return;
+  flush();
+  observables_.close();
+  snapshots_.close();
+  structure_factor_.close();
+  timeslices_.close();
+  // Closed here, not in a destructor, so that failures are reported.
+  H5_CHECK(H5Fclose(file_.release()));
+  publish();
+}
+
+}  // namespace lattica

@@ -1,0 +1,69 @@
+#pragma once
+// The run loop's measurements on their way from the engine to the output file.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/engine/engine.hpp"
+
+namespace lattica {
+
+class BackgroundWriter;
+class OutputFile;
+struct Config;
+
+/// Rows of one per-measurement series: the sweep of each row and its values, a fixed number
+/// per row.
+struct SweepRows {
+  std::vector<int64_t> sweeps;
+  std::vector<double> values;
+};
+
+/// Measurements waiting to be written. A new kind of per-measurement result (MeasurementBatch)
+/// is a new member here, filled in MeasurementSink::collect() and written with the others.
+struct PendingMeasurements {
+  /// The sweeps of every measurement recorded and the observables of those collected so far
+  /// (the engine holds the others).
+  SweepRows observables;
+  SweepRows structure_factor;  ///< the measurements that took it: S(0), S(k_min) per replica
+  SweepRows timeslices;        ///< the measurements that took time-slice correlators
+};
+
+/// Collects the measurements the engine queued, refuses non-finite ones, and hands them to the
+/// background writer to append to the output (null: a rank that writes nothing, which still
+/// takes part in every collective step of the engine). Also writes the results the engine
+/// accumulates (histograms, structure factor, step tuning) on request.
+class MeasurementSink {
+ public:
+  MeasurementSink(const Config& config, Engine& engine, OutputFile* output,
+                  BackgroundWriter& writer);
+
+  /// The engine queued a measurement taken after `sweep` sweeps: collects when the engine's
+  /// queue is full, writes when run.flush_every measurements are pending.
+  void record(int64_t sweep);
+
+  /// Collects what the engine still holds and queues every pending measurement's write (with a
+  /// flush of the file after it).
+  void write();
+
+  /// Waits for every queued write, then writes the results accumulated so far (replacing
+  /// earlier ones). Call after write() for results that cover every measurement.
+  void write_results();
+
+ private:
+  /// Moves the engine's queued measurements into pending_; throws at a non-finite value.
+  void collect();
+
+  Engine& engine_;
+  OutputFile* output_;
+  BackgroundWriter& writer_;
+  std::vector<std::string> observable_names_;
+  bool langevin_;  ///< the sequence has a Langevin pass (named in the non-finite message)
+  int64_t capacity_;
+  int64_t flush_every_;
+  PendingMeasurements pending_;
+  MeasurementBatch batch_;
+};
+
+}  // namespace lattica
