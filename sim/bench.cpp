@@ -15,7 +15,7 @@ namespace lattica {
 namespace {
 
 struct KernelCase {
-  std::string name;                      ///< e.g. "metropolis"
+  std::string name;                       ///< e.g. "metropolis"
   std::vector<UpdateAlgorithm> sequence;  ///< one pass
   Precision precision;
   bool multispin = false;  ///< Ising: the multi-spin-coded kernel (1 bit per spin)
@@ -61,9 +61,8 @@ std::vector<KernelCase> kernels_of(const BenchOptions& o) {
   }
   // --kernel and --precision pick some (to time, or profile, one kernel alone).
   const auto unwanted = [&](const KernelCase& k) {
-    const bool precision_differs =
-        continuous && !o.precision.empty() &&
-        (o.precision == "float") != (k.precision == Precision::float32);
+    const bool precision_differs = continuous && !o.precision.empty() &&
+                                   (o.precision == "float") != (k.precision == Precision::float32);
     return (!o.kernel.empty() && k.name != o.kernel) || precision_differs;
   };
   out.erase(std::remove_if(out.begin(), out.end(), unwanted), out.end());
@@ -85,8 +84,8 @@ std::string kernel_names(BenchOptions o) {
 EngineSettings settings_for(const BenchOptions& o, const KernelCase& k,
                             const std::vector<int64_t>& dims) {
   EngineSettings s;
-  s.model = o.model == "potts" ? ModelKind::potts
-            : o.model == "on"  ? ModelKind::on
+  s.model = o.model == "potts"  ? ModelKind::potts
+            : o.model == "on"   ? ModelKind::on
             : o.model == "phi4" ? ModelKind::phi4
                                 : ModelKind::ising;
   s.q = o.q;
@@ -94,9 +93,11 @@ EngineSettings settings_for(const BenchOptions& o, const KernelCase& k,
   s.precision = k.precision;
   s.dims = dims;
   // Couplings at or near each model's transition, where the physics is hardest.
-  s.beta = o.model == "ising" ? (dims.size() == 2 ? 0.4406868 : 0.2216544)
+  s.beta = o.model == "ising"   ? (dims.size() == 2 ? 0.4406868 : 0.2216544)
            : o.model == "potts" ? 1.0050
-           : o.model == "on"    ? (o.n == 2 ? 0.4541 : o.n == 3 ? 0.6930 : 0.9360)
+           : o.model == "on"    ? (o.n == 2   ? 0.4541
+                                   : o.n == 3 ? 0.6930
+                                              : 0.9360)
                                 : 0.0;
   s.kappa = 0.1875483;
   s.lambda = 1.1;
@@ -154,14 +155,14 @@ void write_json(const std::string& path, const std::string& device, double copy,
   for (size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
     out << "    {\"kernel\": \"" << r.kernel.name << "\", \"type\": \"" << type_name(o, r.kernel)
-        << "\", \"lattice\": \""
-        << dims_text(r.dims) << "\", \"seconds_per_sweep\": " << r.seconds_per_sweep
+        << "\", \"lattice\": \"" << dims_text(r.dims)
+        << "\", \"seconds_per_sweep\": " << r.seconds_per_sweep
         << ", \"site_updates_per_ns\": " << r.site_updates_per_ns
         << ", \"bytes_per_site_update\": " << r.bytes_per_site
         << ", \"gb_per_s\": " << r.gigabytes_per_second
         << ", \"percent_of_copy\": " << r.percent_of_copy << ", \"cpu_lattice\": \""
-        << dims_text(r.cpu_dims) << "\", \"cpu_site_updates_per_ns\": "
-        << r.cpu_site_updates_per_ns << "}" << (i + 1 < results.size() ? "," : "") << "\n";
+        << dims_text(r.cpu_dims) << "\", \"cpu_site_updates_per_ns\": " << r.cpu_site_updates_per_ns
+        << "}" << (i + 1 < results.size() ? "," : "") << "\n";
   }
   out << "  ]\n}\n";
   if (!out) throw std::runtime_error("cannot write " + path);
@@ -183,22 +184,23 @@ int run_scaling(const BenchOptions& o, Communicator& world) {
   const bool root = world.rank() == 0;
   const bool weak = o.scaling == "weak";
   BenchOptions chosen = o;
-  if (chosen.kernel.empty()) chosen.kernel = o.model == "ising" ? "metropolis multispin" : "metropolis";
+  if (chosen.kernel.empty())
+    chosen.kernel = o.model == "ising" ? "metropolis multispin" : "metropolis";
   if (chosen.precision.empty()) chosen.precision = "float";
   const std::vector<KernelCase> kernels = kernels_of(chosen);
   if (kernels.empty()) {
-    if (root) std::fprintf(stderr, "sim bench: error: --kernel \"%s\": the %s model's kernels are %s\n",
-                           chosen.kernel.c_str(), o.model.c_str(), kernel_names(o).c_str());
+    if (root)
+      std::fprintf(stderr, "sim bench: error: --kernel \"%s\": the %s model's kernels are %s\n",
+                   chosen.kernel.c_str(), o.model.c_str(), kernel_names(o).c_str());
     return 2;
   }
   const KernelCase& k = kernels.front();
   const bool ising = o.model == "ising";
-  const std::vector<int64_t> dims =
-      !o.dims.empty() ? o.dims
-      : weak          ? (ising ? std::vector<int64_t>{1024, 1024, 1024}
-                               : std::vector<int64_t>{512, 512, 512})
-                      : (ising ? std::vector<int64_t>{2048, 2048, 2048}
-                               : std::vector<int64_t>{1024, 1024, 1024});
+  const std::vector<int64_t> dims = !o.dims.empty() ? o.dims
+                                    : weak ? (ising ? std::vector<int64_t>{1024, 1024, 1024}
+                                                    : std::vector<int64_t>{512, 512, 512})
+                                           : (ising ? std::vector<int64_t>{2048, 2048, 2048}
+                                                    : std::vector<int64_t>{1024, 1024, 1024});
   std::string reason;
   const int devices = o.backend == "cuda" ? cuda_device_count(reason) : 0;
   if (o.backend == "cuda" && world.max(devices == 0 ? 1 : 0) != 0) {
@@ -235,8 +237,9 @@ int run_scaling(const BenchOptions& o, Communicator& world) {
         device_name = engine->device_name();
         p.seconds_per_sweep = seconds_per_sweep(*engine, o.repeats, part.get());
       } catch (const InputError& e) {
-        if (root) std::fprintf(stderr, "sim bench: error: %d rank(s), %s: %s\n", n,
-                               dims_text(p.dims).c_str(), e.what());
+        if (root)
+          std::fprintf(stderr, "sim bench: error: %d rank(s), %s: %s\n", n,
+                       dims_text(p.dims).c_str(), e.what());
         failed = true;
       }
     }
@@ -255,23 +258,24 @@ int run_scaling(const BenchOptions& o, Communicator& world) {
   std::printf("%6s %-12s %-16s %14s %14s %14s %10s\n", "ranks", "grid", "lattice", "s/sweep",
               "updates/ns", "per rank", "efficiency");
   for (const ScalingPoint& p : points) {
-    std::printf("%6d %-12s %-16s %14.6g %14.2f %14.2f %9.1f%%\n", p.ranks, grid_text(p.grid).c_str(),
-                dims_text(p.dims).c_str(), p.seconds_per_sweep, p.site_updates_per_ns, p.per_rank,
-                100 * p.efficiency);
+    std::printf("%6d %-12s %-16s %14.6g %14.2f %14.2f %9.1f%%\n", p.ranks,
+                grid_text(p.grid).c_str(), dims_text(p.dims).c_str(), p.seconds_per_sweep,
+                p.site_updates_per_ns, p.per_rank, 100 * p.efficiency);
   }
   if (!o.json_path.empty()) {
     std::ofstream out(o.json_path);
     out << "{\n  \"program\": \"sim bench --scaling\",\n  \"version\": \"" << kLatticaVersion
         << " (" << kLatticaGitCommit << ")\",\n  \"scaling\": \"" << o.scaling
         << "\",\n  \"backend\": \"" << o.backend << "\",\n  \"device\": \"" << device_name
-        << "\",\n  \"copy_bandwidth_gb_per_s\": " << copy / 1e9 << ",\n  \"model\": \""
-        << o.model << "\",\n  \"kernel\": \"" << k.name << "\",\n  \"type\": \""
-        << type_name(o, k) << "\",\n  \"repeats\": " << o.repeats << ",\n  \"points\": [\n";
+        << "\",\n  \"copy_bandwidth_gb_per_s\": " << copy / 1e9 << ",\n  \"model\": \"" << o.model
+        << "\",\n  \"kernel\": \"" << k.name << "\",\n  \"type\": \"" << type_name(o, k)
+        << "\",\n  \"repeats\": " << o.repeats << ",\n  \"points\": [\n";
     for (size_t i = 0; i < points.size(); ++i) {
       const ScalingPoint& p = points[i];
       out << "    {\"ranks\": " << p.ranks << ", \"grid\": \"" << grid_text(p.grid)
-          << "\", \"lattice\": \"" << dims_text(p.dims) << "\", \"seconds_per_sweep\": "
-          << p.seconds_per_sweep << ", \"site_updates_per_ns\": " << p.site_updates_per_ns
+          << "\", \"lattice\": \"" << dims_text(p.dims)
+          << "\", \"seconds_per_sweep\": " << p.seconds_per_sweep
+          << ", \"site_updates_per_ns\": " << p.site_updates_per_ns
           << ", \"per_rank\": " << p.per_rank << ", \"efficiency\": " << p.efficiency << "}"
           << (i + 1 < points.size() ? "," : "") << "\n";
     }
@@ -287,8 +291,9 @@ int run_bench(const BenchOptions& o, Communicator& ranks) {
   if (!o.scaling.empty()) return run_scaling(o, ranks);
   if (ranks.size() > 1) {
     if (ranks.rank() == 0)
-      std::fprintf(stderr, "sim bench: error: the single-GPU benchmark runs as one process; "
-                           "under mpirun use --scaling weak or strong\n");
+      std::fprintf(stderr,
+                   "sim bench: error: the single-GPU benchmark runs as one process; "
+                   "under mpirun use --scaling weak or strong\n");
     return 2;
   }
   if (kernels_of(o).empty()) {
@@ -304,20 +309,18 @@ int run_bench(const BenchOptions& o, Communicator& ranks) {
     return 2;
   }
   const bool lattice_2d = o.model == "ising" || o.model == "potts";
-  const std::vector<int64_t> dims =
-      !o.dims.empty() ? o.dims
-      : lattice_2d    ? std::vector<int64_t>{32768, 32768}
-                      : std::vector<int64_t>{256, 256, 256};
+  const std::vector<int64_t> dims = !o.dims.empty() ? o.dims
+                                    : lattice_2d    ? std::vector<int64_t>{32768, 32768}
+                                                    : std::vector<int64_t>{256, 256, 256};
   // The multi-spin-coded Ising kernel at the size of the published comparisons, 65536^2.
   const std::vector<int64_t> packed_dims =
       !o.dims.empty() ? o.dims : std::vector<int64_t>{65536, 65536};
-  const std::vector<int64_t> cpu_dims =
-      !o.cpu_dims.empty() ? o.cpu_dims
-      : lattice_2d        ? std::vector<int64_t>{1024, 1024}
-                          : std::vector<int64_t>{48, 48, 48};
+  const std::vector<int64_t> cpu_dims = !o.cpu_dims.empty() ? o.cpu_dims
+                                        : lattice_2d        ? std::vector<int64_t>{1024, 1024}
+                                                            : std::vector<int64_t>{48, 48, 48};
   for (const std::vector<int64_t>* d : {&dims, &cpu_dims}) {
-    const bool sizes_ok = std::all_of(d->begin(), d->end(),
-                                      [](int64_t l) { return l >= 2 && l % 2 == 0; });
+    const bool sizes_ok =
+        std::all_of(d->begin(), d->end(), [](int64_t l) { return l >= 2 && l % 2 == 0; });
     if (d->empty() || d->size() > 4 || !sizes_ok) {
       std::fprintf(stderr, "sim bench: error: --dims/--cpu-dims %s: 1 to 4 even sizes >= 2\n",
                    dims_text(*d).c_str());
@@ -355,8 +358,8 @@ int run_bench(const BenchOptions& o, Communicator& ranks) {
     r.gigabytes_per_second = r.bytes_per_site * sites / r.seconds_per_sweep / 1e9;
     r.percent_of_copy = 100.0 * r.gigabytes_per_second * 1e9 / copy;
     auto cpu = make_cpu_engine(settings_for(o, k, cpu_dims));
-    r.cpu_site_updates_per_ns = static_cast<double>(volume_of(cpu_dims)) /
-                                (seconds_per_sweep(*cpu, 3) * 1e9);
+    r.cpu_site_updates_per_ns =
+        static_cast<double>(volume_of(cpu_dims)) / (seconds_per_sweep(*cpu, 3) * 1e9);
     results.push_back(r);
   }
   std::printf("sim bench: %s, copy bandwidth %.1f GB/s (device-to-device, read + write)\n",
@@ -364,16 +367,16 @@ int run_bench(const BenchOptions& o, Communicator& ranks) {
   std::printf("%-20s %-7s %-14s %12s %10s %9s %9s   %s\n", "kernel", "type", "lattice",
               "updates/ns", "GB/s", "% copy", "B/site", "CPU updates/ns (lattice)");
   for (const Result& r : results) {
-    std::printf("%-20s %-7s %-14s %12.2f %10.1f %8.1f%% %9.3g   %.4f (%s)\n",
-                r.kernel.name.c_str(), type_name(o, r.kernel).c_str(),
-                dims_text(r.dims).c_str(), r.site_updates_per_ns, r.gigabytes_per_second,
-                r.percent_of_copy, r.bytes_per_site, r.cpu_site_updates_per_ns,
-                dims_text(r.cpu_dims).c_str());
+    std::printf("%-20s %-7s %-14s %12.2f %10.1f %8.1f%% %9.3g   %.4f (%s)\n", r.kernel.name.c_str(),
+                type_name(o, r.kernel).c_str(), dims_text(r.dims).c_str(), r.site_updates_per_ns,
+                r.gigabytes_per_second, r.percent_of_copy, r.bytes_per_site,
+                r.cpu_site_updates_per_ns, dims_text(r.cpu_dims).c_str());
   }
-  std::printf("B/site: the least traffic of one site update (its variable read and written once); "
-              "%% copy compares that traffic with the copy. The whole-lattice Langevin passes "
-              "move far more (FFTs, layout permutations); the multi-spin-coded Ising kernels "
-              "(1 bit per spin) are bound by arithmetic (random numbers), not memory.\n");
+  std::printf(
+      "B/site: the least traffic of one site update (its variable read and written once); "
+      "%% copy compares that traffic with the copy. The whole-lattice Langevin passes "
+      "move far more (FFTs, layout permutations); the multi-spin-coded Ising kernels "
+      "(1 bit per spin) are bound by arithmetic (random numbers), not memory.\n");
   if (!o.json_path.empty()) write_json(o.json_path, device, copy, o, results);
   return 0;
 }

@@ -12,10 +12,10 @@
 namespace lattica {
 
 struct BenchOptions {
-  std::string model = "ising";  ///< ising, potts, on, phi4
-  int q = 3;                    ///< Potts states
-  int n = 3;                    ///< O(n) components
-  std::vector<int64_t> dims;    ///< empty: a size that fills a large GPU
+  std::string model = "ising";    ///< ising, potts, on, phi4
+  int q = 3;                      ///< Potts states
+  int n = 3;                      ///< O(n) components
+  std::vector<int64_t> dims;      ///< empty: a size that fills a large GPU
   std::vector<int64_t> cpu_dims;  ///< empty: a size the CPU times in seconds
   int repeats = 7;
   std::string kernel;     ///< empty: every kernel of the model; else one name (kernels_of)

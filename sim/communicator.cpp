@@ -26,8 +26,7 @@ void SoloCommunicator::send(const void*, size_t, int, int) {
 void SoloCommunicator::receive(void*, size_t, int, int) {
   throw std::logic_error("SoloCommunicator::receive: there are no other ranks");
 }
-void SoloCommunicator::exchange(int, int, const void*, const void*, void*, void*, size_t,
-                                void*) {
+void SoloCommunicator::exchange(int, int, const void*, const void*, void*, void*, size_t, void*) {
   throw std::logic_error("SoloCommunicator::exchange: a single process has no halo to exchange");
 }
 std::unique_ptr<Communicator> SoloCommunicator::split(int colour) {
@@ -79,7 +78,8 @@ class MpiCommunicator final : public Communicator {
     LATTICA_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
     LATTICA_MPI_CHECK(MPI_Comm_size(comm_, &size_));
     MPI_Comm node = MPI_COMM_NULL;
-    LATTICA_MPI_CHECK(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node));
+    LATTICA_MPI_CHECK(
+        MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node));
     LATTICA_MPI_CHECK(MPI_Comm_rank(node, &local_rank_));
     LATTICA_MPI_CHECK(MPI_Comm_free(&node));
   }
@@ -132,8 +132,9 @@ class MpiCommunicator final : public Communicator {
 
   void exchange(int down, int up, const void* send_down, const void* send_up, void* receive_down,
                 void* receive_up, size_t bytes, void* cuda_stream) override {
-    if (cuda_stream) return exchange_device(down, up, send_down, send_up, receive_down,
-                                            receive_up, bytes, cuda_stream);
+    if (cuda_stream)
+      return exchange_device(down, up, send_down, send_up, receive_down, receive_up, bytes,
+                             cuda_stream);
     if (bytes > kMaxMessageBytes) throw std::length_error("halo exchange: a layer over 1 GiB");
     const int n = static_cast<int>(bytes);
     MPI_Request requests[4];

@@ -34,8 +34,7 @@ class Communicator {
   /// and `up` may be the same rank. Host memory when cuda_stream is null (MPI); otherwise
   /// device memory, queued on that cudaStream_t (NCCL, after enable_device()).
   virtual void exchange(int down, int up, const void* send_down, const void* send_up,
-                        void* receive_down, void* receive_up, size_t bytes,
-                        void* cuda_stream) = 0;
+                        void* receive_down, void* receive_up, size_t bytes, void* cuda_stream) = 0;
   /// Prepares device-to-device exchanges from CUDA device `device` (collective: every rank calls
   /// it with its own device). Throws when this build has no NCCL.
   virtual void enable_device(int device) = 0;

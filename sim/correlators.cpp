@@ -56,7 +56,8 @@ StructureFactorTables structure_factor_tables(const StructureFactorSums& sums) {
     const int64_t l = sums.dims[a];
     const int64_t count = a == d - 1 ? l / 2 + 1 : l;
     std::vector<double> k(static_cast<size_t>(count));
-    for (int64_t j = 0; j < count; ++j) k[j] = 2 * pi * static_cast<double>(j <= l / 2 ? j : j - l) / l;
+    for (int64_t j = 0; j < count; ++j)
+      k[j] = 2 * pi * static_cast<double>(j <= l / 2 ? j : j - l) / l;
     t.momenta.push_back(std::move(k));
   }
 

@@ -11,12 +11,12 @@
 namespace lattica {
 
 struct StructureFactorTables {
-  std::vector<int64_t> spectrum_shape;  ///< L_0, ..., L_{d-2}, L_{d-1}/2 + 1
-  std::vector<double> s;                ///< <S(k)> on the half spectrum
-  std::vector<double> s_error;          ///< its standard error, samples taken as independent
-  std::vector<double> s_connected;      ///< S(k) - V |<m>|^2 delta_k0
-  std::vector<double> g;                ///< G(r) = (1/V) sum_x <phi(x) . phi(x + r)>
-  std::vector<double> g_connected;      ///< G(r) - |<m>|^2
+  std::vector<int64_t> spectrum_shape;       ///< L_0, ..., L_{d-2}, L_{d-1}/2 + 1
+  std::vector<double> s;                     ///< <S(k)> on the half spectrum
+  std::vector<double> s_error;               ///< its standard error, samples taken as independent
+  std::vector<double> s_connected;           ///< S(k) - V |<m>|^2 delta_k0
+  std::vector<double> g;                     ///< G(r) = (1/V) sum_x <phi(x) . phi(x + r)>
+  std::vector<double> g_connected;           ///< G(r) - |<m>|^2
   std::vector<std::vector<double>> momenta;  ///< per axis, k = 2 pi n / L in FFT order
   std::vector<double> radial_k, radial_s;    ///< S averaged over shells of width 2 pi / L_max
   std::vector<int64_t> radial_modes;         ///< full-lattice modes per shell

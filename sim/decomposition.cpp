@@ -35,7 +35,9 @@ std::vector<int> automatic_grid(const std::vector<int64_t>& dims, int ranks) {
         if (grid[static_cast<size_t>(a)] == 1) continue;
         double layer = 1;
         for (int b = 0; b < d; ++b) {
-          if (b != a) layer *= static_cast<double>(dims[static_cast<size_t>(b)]) / grid[static_cast<size_t>(b)];
+          if (b != a)
+            layer *=
+                static_cast<double>(dims[static_cast<size_t>(b)]) / grid[static_cast<size_t>(b)];
         }
         surface += 2 * layer;
       }
@@ -79,19 +81,21 @@ Decomposition::Decomposition(const std::vector<int64_t>& dims, std::vector<int> 
     boxes *= grid[a];
   }
   if (grid[d - 1] != 1) {
-    throw InputError(given + ": the last axis cannot be split (rows along it stay whole on one "
-                             "rank); split the slower axes");
+    throw InputError(given +
+                     ": the last axis cannot be split (rows along it stay whole on one "
+                     "rank); split the slower axes");
   }
   if (boxes != ranks) {
     throw InputError(given + " makes " + std::to_string(boxes) + " boxes but the run has " +
-                     std::to_string(ranks) + " rank(s); one box per rank (start sim with mpirun -n " +
+                     std::to_string(ranks) +
+                     " rank(s); one box per rank (start sim with mpirun -n " +
                      std::to_string(boxes) + " or srun, or leave parallel.grid out to choose it)");
   }
   for (size_t a = 0; a < d; ++a) {
     if (!divides_evenly(dims[a], grid[a])) {
       throw InputError(given + ": lattice.dims[" + std::to_string(a) + "] = " +
-                       std::to_string(dims[a]) + " does not split into " +
-                       std::to_string(grid[a]) + " even boxes (each box's extent must be even "
+                       std::to_string(dims[a]) + " does not split into " + std::to_string(grid[a]) +
+                       " even boxes (each box's extent must be even "
                        "and at least 2, so the checkerboard colours line up across boxes)");
     }
     box_.push_back(dims[a] / grid[a]);

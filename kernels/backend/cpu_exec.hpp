@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <memory>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 

@@ -10,8 +10,8 @@
 
 #include <cublas_v2.h>
 
-#include "kernels/common/cuda_check.hpp"
 #include "kernels/backend/exec_options.hpp"
+#include "kernels/common/cuda_check.hpp"
 #include "kernels/histogram/histogram.cuh"
 #include "kernels/reduce/reduce.cuh"
 #include "kernels/spectral/fft_cuda.cuh"
@@ -65,7 +65,8 @@ class PinnedBuffer {
     }
   }
   PinnedBuffer(PinnedBuffer&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)),
+      : data_(std::exchange(o.data_, nullptr)),
+        size_(std::exchange(o.size_, 0)),
         pinned_(o.pinned_) {}
   PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
     std::swap(data_, o.data_);
@@ -220,8 +221,8 @@ class CudaExec {
   void zero(Buffer<T>& buffer, int64_t n = -1) const {
     const int64_t count = n < 0 ? buffer.size() : n;
     if (count > 0) {
-      LATTICA_CUDA_CHECK(cudaMemsetAsync(buffer.data(), 0, static_cast<size_t>(count) * sizeof(T),
-                                         stream_));
+      LATTICA_CUDA_CHECK(
+          cudaMemsetAsync(buffer.data(), 0, static_cast<size_t>(count) * sizeof(T), stream_));
     }
   }
 
@@ -233,8 +234,9 @@ class CudaExec {
     device_histogram(n, bin_of, bins, counts.data(), sm_count_, stream_);
   }
 
-  /// Copies host data into the first `count` entries of a buffer (all when negative), ordered on this policy's stream.
-  /// Use this rather than cudaMemcpy: the stream does not wait for the legacy default stream.
+  /// Copies host data into the first `count` entries of a buffer (all when negative), ordered on
+  /// this policy's stream. Use this rather than cudaMemcpy: the stream does not wait for the legacy
+  /// default stream.
   template <class T>
   void copy_to_device(const T* from, Buffer<T>& to, int64_t count = -1) const {
     const int64_t n = count < 0 ? to.size() : count;
@@ -412,9 +414,9 @@ class CudaExec {
   int64_t max_grid_ = 0;
   std::string name_;
   cudaStream_t stream_ = nullptr;
-  cudaStream_t copy_stream_ = nullptr;  ///< asynchronous copies to the host
-  cudaEvent_t queued_work_ = nullptr;   ///< where on stream_ the next such copy starts
-  mutable cublasHandle_t blas_ = nullptr;  ///< created on first use
+  cudaStream_t copy_stream_ = nullptr;          ///< asynchronous copies to the host
+  cudaEvent_t queued_work_ = nullptr;           ///< where on stream_ the next such copy starts
+  mutable cublasHandle_t blas_ = nullptr;       ///< created on first use
   mutable cudaStream_t side_stream_ = nullptr;  ///< halo exchanges, made on first use
   mutable cudaEvent_t main_mark_ = nullptr, side_mark_ = nullptr;
   // mutable: reductions reuse it from const member functions

@@ -27,13 +27,13 @@ inline void cuda_check(cudaError_t status, const char* call, const char* file, i
 #define LATTICA_CUDA_CHECK(call) ::lattica::cuda_check((call), #call, __FILE__, __LINE__)
 
 /// cuBLAS calls: the status's number and name in the message.
-#define LATTICA_CUBLAS_CHECK(call)                                                         \
-  do {                                                                                     \
-    const int lattica_status = static_cast<int>(call);                                     \
-    if (lattica_status != 0)                                                               \
-      throw ::lattica::CudaError(std::string("cuBLAS error at ") + __FILE__ + ":" +        \
-                                 std::to_string(__LINE__) + ": " #call ": status " +       \
-                                 std::to_string(lattica_status));                          \
+#define LATTICA_CUBLAS_CHECK(call)                                                   \
+  do {                                                                               \
+    const int lattica_status = static_cast<int>(call);                               \
+    if (lattica_status != 0)                                                         \
+      throw ::lattica::CudaError(std::string("cuBLAS error at ") + __FILE__ + ":" +  \
+                                 std::to_string(__LINE__) + ": " #call ": status " + \
+                                 std::to_string(lattica_status));                    \
   } while (0)
 
 /// After a kernel launch: launch errors always; execution errors too when the build asks

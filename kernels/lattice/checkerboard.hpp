@@ -27,16 +27,16 @@ struct Checkerboard {
   // lattice does. The functions that name sites take kBoxed: true names them globally, false
   // (the whole lattice, where both agree) by the local index. The last axis is never split:
   // rows, and the random-number groups along them, stay whole.
-  int64_t origin[D];          ///< global coordinate of local coordinate 0 (last axis: 0)
-  int64_t global_extent[D];   ///< extents of the whole lattice
-  int64_t global_stride[D];   ///< lexicographic step for +1 along axis a of the whole lattice
+  int64_t origin[D];         ///< global coordinate of local coordinate 0 (last axis: 0)
+  int64_t global_extent[D];  ///< extents of the whole lattice
+  int64_t global_stride[D];  ///< lexicographic step for +1 along axis a of the whole lattice
   // The sites a box updates (its interior) never wrap around the whole lattice, so their global
   // name is their local lexicographic index plus a linear function of their coordinates:
   // interior_site() costs an add and a multiply-add per axis below D-2 (its gap is 0 on a slab,
   // a box split along axis 0 only), with no branch. The wrapping global_site() with a slab
   // shortcut chosen at run time cost 5 % of a phi^4 update on an H200 (box_update_bench).
-  int64_t interior_offset;   ///< the global name of the interior's local lexicographic index 0
-  int64_t stride_gap[D];     ///< global minus local lexicographic stride (0 for axes >= D-2)
+  int64_t interior_offset;  ///< the global name of the interior's local lexicographic index 0
+  int64_t stride_gap[D];    ///< global minus local lexicographic stride (0 for axes >= D-2)
 
   /// Builds the geometry. Precondition: every extent is even and >= 2.
   static Checkerboard make(const int64_t* extents) {

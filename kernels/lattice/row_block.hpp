@@ -40,7 +40,8 @@ struct RowBlock {
       b.rows *= count[a];
     }
     b.first_row = b.rows > 0 ? b.row(0) : 0;
-    b.contiguous = b.rows > 0 && b.row(static_cast<uint32_t>(b.rows - 1)) - b.first_row + 1 == b.rows;
+    b.contiguous =
+        b.rows > 0 && b.row(static_cast<uint32_t>(b.rows - 1)) - b.first_row + 1 == b.rows;
     return b;
   }
 

@@ -32,11 +32,11 @@ LATTICA_HD_INLINE uint32_t popcount32(uint32_t x) {
 template <int D>
 struct PackedLattice {
   Checkerboard<D> lattice;
-  uint32_t row_words;      ///< words per row and colour, L_{D-1} / 64
-  uint32_t words;          ///< words per colour, V / 64
+  uint32_t row_words;  ///< words per row and colour, L_{D-1} / 64
+  uint32_t words;      ///< words per colour, V / 64
   FastDivisor by_row_words;
-  FastDivisor extent[D];   ///< L_a for a < D - 1
-  uint32_t stride[D];      ///< words between neighbours along axis a < D - 1
+  FastDivisor extent[D];  ///< L_a for a < D - 1
+  uint32_t stride[D];     ///< words between neighbours along axis a < D - 1
 
   static PackedLattice make(const Checkerboard<D>& lattice) {
     PackedLattice p{};
@@ -203,10 +203,10 @@ struct PackedIsingUpdate {
     PhiloxBlock block{};
     for (int level = 0; undecided != 0 && level < 32; ++level) {
       if ((level & 3) == 0) {
-        block = philox4x32_10(philox_counter(RngStream::site_update, replica,
-                                             static_cast<uint64_t>(group_site),
-                                             step + static_cast<uint64_t>(level >> 2)),
-                              key);
+        block = philox4x32_10(
+            philox_counter(RngStream::site_update, replica, static_cast<uint64_t>(group_site),
+                           step + static_cast<uint64_t>(level >> 2)),
+            key);
       }
       const uint32_t r = (level & 3) == 0   ? block.x
                          : (level & 3) == 1 ? block.y
@@ -214,7 +214,8 @@ struct PackedIsingUpdate {
                                             : block.w;
       uint32_t t = 0;
       LATTICA_UNROLL
-      for (int i = 0; i < kSlots; ++i) t |= mask[i] & (0u - ((classes.threshold[i] >> (31 - level)) & 1u));
+      for (int i = 0; i < kSlots; ++i)
+        t |= mask[i] & (0u - ((classes.threshold[i] >> (31 - level)) & 1u));
       const uint32_t decided = undecided & (r ^ t);
       flip |= decided & t;
       undecided ^= decided;
@@ -272,9 +273,8 @@ struct PackedIsingInitialize {
     const int64_t replica = index / replica_words;
     const int64_t local = index - replica * replica_words;
     const int colour = local >= geometry.words;
-    const int64_t first =
-        geometry.lattice.template site_index<kBoxed>(32 * (local - colour * geometry.words),
-                                                     colour);
+    const int64_t first = geometry.lattice.template site_index<kBoxed>(
+        32 * (local - colour * geometry.words), colour);
     uint32_t word = 0;
     for (int b = 0; b < 32; ++b) {
       const bool up =

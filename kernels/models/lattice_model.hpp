@@ -4,7 +4,8 @@
 // measurement sites, or over all sites, on either backend.
 //
 // A model M provides
-//   M::Spin (one site's variable), M::Params (trivially copyable, with a `seed`), M::Sums (with operator+;
+//   M::Spin (one site's variable), M::Params (trivially copyable, with a `seed`), M::Sums (with
+//   operator+;
 //     exact integers for discrete models, doubles summed in a fixed order for continuous ones);
 //   static constexpr bool kExactHistograms: whether histogram_total() exists;
 //   static constexpr bool kTunableStep: whether Params::step is a Metropolis step size;

@@ -46,8 +46,8 @@ struct OnParams {
 
 /// Sums of one configuration, in double whatever the field's precision.
 struct OnSums {
-  double bonds[4];    ///< sum over bonds along axis a of s_i . s_j
-  double current[4];  ///< n = 2: sum over bonds (x, x + e_a) of sin(theta_x - theta_{x+a})
+  double bonds[4];             ///< sum over bonds along axis a of s_i . s_j
+  double current[4];           ///< n = 2: sum over bonds (x, x + e_a) of sin(theta_x - theta_{x+a})
   double m[kMaxOnComponents];  ///< sum_i s_i
   LATTICA_HD OnSums operator+(const OnSums& o) const {
     OnSums r;
@@ -119,8 +119,7 @@ struct OnModel {
 
   template <int D>
   LATTICA_HD_INLINE static Spin update(const Params& p, UpdateAlgorithm algorithm, Spin s,
-                                       const Spin (&nb)[2 * D], SiteRandom& random,
-                                       int& accepted) {
+                                       const Spin (&nb)[2 * D], SiteRandom& random, int& accepted) {
     const Spin f = local_field<D>(p, nb);
     const Real beta = static_cast<Real>(p.beta);
     if (algorithm == UpdateAlgorithm::overrelaxation) {

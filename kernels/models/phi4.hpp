@@ -74,8 +74,7 @@ struct Phi4Model {
 
   template <int D>
   LATTICA_HD_INLINE static Spin update(const Params& p, UpdateAlgorithm algorithm, Spin phi,
-                                       const Spin (&nb)[2 * D], SiteRandom& random,
-                                       int& accepted) {
+                                       const Spin (&nb)[2 * D], SiteRandom& random, int& accepted) {
     Real sum = 0;
     for (int k = 0; k < 2 * D; ++k) sum += nb[k];
     const Real lambda = static_cast<Real>(p.lambda);
@@ -83,16 +82,14 @@ struct Phi4Model {
     const Real action = site_action(phi, b, lambda);
     if (algorithm == UpdateAlgorithm::overrelaxation) {
       const Real reflected = b / (Real(1) + Real(4) * lambda) - phi;
-      return metropolis_accept<Real>(random, site_action(reflected, b, lambda) - action)
-                 ? reflected
-                 : phi;
+      return metropolis_accept<Real>(random, site_action(reflected, b, lambda) - action) ? reflected
+                                                                                         : phi;
     }
     // Metropolis (the configuration refuses a heat bath for phi^4).
     const Real step = static_cast<Real>(p.step);
     Real current = action;
     for (int hit = 0; hit < p.hits; ++hit) {
-      const Real proposal =
-          phi + step * (Real(2) * uniform_open<Real>(random.next()) - Real(1));
+      const Real proposal = phi + step * (Real(2) * uniform_open<Real>(random.next()) - Real(1));
       const Real proposed = site_action(proposal, b, lambda);
       if (metropolis_accept<Real>(random, proposed - current)) {
         phi = proposal;

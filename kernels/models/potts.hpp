@@ -69,9 +69,9 @@ inline PottsParams make_potts_params(int d, int q, double beta, double h, uint64
   for (int c = 0; c <= 2 * d; ++c) {
     for (int z = 0; z < 2; ++z) {
       // At least 1: rounding must not make a state the weights allow impossible.
-      p.weight[c][z] = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(
-                                                 std::ldexp(std::exp(beta * (c + h * z) - top),
-                                                            kPottsWeightBits))));
+      p.weight[c][z] = std::max<uint64_t>(
+          1, static_cast<uint64_t>(
+                 std::llround(std::ldexp(std::exp(beta * (c + h * z) - top), kPottsWeightBits))));
     }
   }
   const double two_pi = 6.283185307179586476925286766559;

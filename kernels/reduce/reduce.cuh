@@ -156,8 +156,8 @@ inline int reduce_blocks(int64_t n) {
 template <class T, class F>
 void device_reduce_sum(int64_t n, const F& f, T* d_partials, unsigned int* d_ticket, T* d_result,
                        cudaStream_t stream) {
-  reduce_sum_kernel<T><<<reduce_blocks(n), kReduceBlock, 0, stream>>>(n, f, d_partials, d_ticket,
-                                                                       d_result);
+  reduce_sum_kernel<T>
+      <<<reduce_blocks(n), kReduceBlock, 0, stream>>>(n, f, d_partials, d_ticket, d_result);
   LATTICA_CUDA_CHECK_LAUNCH(stream);
 }
 
@@ -166,8 +166,8 @@ void device_reduce_sum(int64_t n, const F& f, T* d_partials, unsigned int* d_tic
 template <class T, class F>
 void device_accumulate_exact(int64_t n, const F& f, T* d_result, int64_t blocks,
                              cudaStream_t stream) {
-  accumulate_exact_kernel<T><<<static_cast<unsigned>(blocks), kReduceBlock, 0, stream>>>(
-      n, f, d_result);
+  accumulate_exact_kernel<T>
+      <<<static_cast<unsigned>(blocks), kReduceBlock, 0, stream>>>(n, f, d_result);
   LATTICA_CUDA_CHECK_LAUNCH(stream);
 }
 

@@ -30,8 +30,8 @@ enum class RngStream : uint32_t {
 /// and the draw (Philox block) within one site update, so a move may use many random numbers.
 constexpr int kRngDrawBits = 16;
 constexpr int kRngPassBits = 4;
-constexpr uint64_t kMaxRngDraws = uint64_t(1) << kRngDrawBits;    ///< blocks per site update
-constexpr uint32_t kMaxUpdatePasses = 1u << kRngPassBits;        ///< passes per sweep
+constexpr uint64_t kMaxRngDraws = uint64_t(1) << kRngDrawBits;  ///< blocks per site update
+constexpr uint32_t kMaxUpdatePasses = 1u << kRngPassBits;       ///< passes per sweep
 constexpr uint64_t kMaxSweeps = uint64_t(1) << (64 - kRngDrawBits - kRngPassBits);  ///< 2^44
 
 LATTICA_HD_INLINE uint64_t update_step(uint64_t sweep, uint32_t pass, uint32_t draw) {

@@ -51,9 +51,8 @@ class CudaFft {
       // Length-L0 transforms down axis 0 of one batch member: stride = one 3-D block.
       long long length = planes, embed = planes;
       LATTICA_CUFFT_CHECK(cufftCreate(&axis0_));
-      LATTICA_CUFFT_CHECK(cufftMakePlanMany64(axis0_, 1, &length, &embed, complex_block, 1,
-                                              &embed, complex_block, 1, CUFFT_Z2Z, complex_block,
-                                              &work));
+      LATTICA_CUFFT_CHECK(cufftMakePlanMany64(axis0_, 1, &length, &embed, complex_block, 1, &embed,
+                                              complex_block, 1, CUFFT_Z2Z, complex_block, &work));
       LATTICA_CUFFT_CHECK(cufftSetStream(axis0_, stream));
     }
     LATTICA_CUDA_CHECK(cudaMalloc(&scratch_, sizeof(Complex) * complex_size_ * batch_));

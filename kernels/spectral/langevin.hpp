@@ -172,9 +172,8 @@ struct MalaDecide {
       const double log_alpha =
           -local[r].potential_change + local[r].cross / (1.0 + a) -
           (1.0 - a) / (2.0 * (1.0 + a)) * (quadratic[2 * r + 1] - quadratic[2 * r]);
-      const double u = uniform_open<double>(philox_u32(seed, RngStream::mala_accept,
-                                                       static_cast<uint32_t>(r), 0,
-                                                       update_step(sweep, pass, 0)));
+      const double u = uniform_open<double>(philox_u32(
+          seed, RngStream::mala_accept, static_cast<uint32_t>(r), 0, update_step(sweep, pass, 0)));
       accept[r] = log_alpha >= 0.0 || u < real_math::exp(log_alpha);
       *accepted_total += accept[r];
     }

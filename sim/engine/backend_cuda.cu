@@ -42,7 +42,8 @@ std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
   if (decomposed(settings)) {
     box.dims = Decomposition(settings.dims, settings.parallel_grid, settings.communicator->size())
                    .storage_extents();
-    if (settings.communicator->rank() == 0) gathered = spectral_bytes(settings) - spectral_bytes(box);
+    if (settings.communicator->rank() == 0)
+      gathered = spectral_bytes(settings) - spectral_bytes(box);
   }
   const size_t needed = engine_bytes(box) + gathered;
   size_t free_bytes = 0, total_bytes = 0;

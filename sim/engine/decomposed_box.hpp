@@ -55,7 +55,8 @@ class DecomposedBox {
         unit_bytes_(unit_bytes),
         colour_units_(colour_units),
         replica_units_(replica_units) {
-    if (D < 2) throw InputError("parallel: a 1D lattice cannot be split (its only axis is the last)");
+    if (D < 2)
+      throw InputError("parallel: a 1D lattice cannot be split (its only axis is the last)");
     make_blocks();
     for (int a = 0; a < D - 1; ++a) {
       if (!decomposition_.split(a)) continue;
@@ -69,8 +70,8 @@ class DecomposedBox {
       layer.pitch = lattice.extent[a] * layer.width;
       layer.bytes = static_cast<size_t>(replicas_ * layer.runs * layer.width) * unit_bytes;
       layer.in_place = layer.runs == 1 && replicas_ == 1;
-      for (auto* buffer : {&layer.send_down, &layer.send_up, &layer.receive_down,
-                           &layer.receive_up}) {
+      for (auto* buffer :
+           {&layer.send_down, &layer.send_up, &layer.receive_down, &layer.receive_up}) {
         if (!layer.in_place)
           *buffer = exec.template allocate<unsigned char>(static_cast<int64_t>(layer.bytes));
       }
@@ -128,8 +129,8 @@ class DecomposedBox {
       for (int r = 0; r < replicas_; ++r) {
         exec_.copy_rows(at(r, 0), pitch, layer.receive_down.data() + r * replica_bytes, run, run,
                         layer.runs);
-        exec_.copy_rows(at(r, extent - 1), pitch, layer.receive_up.data() + r * replica_bytes,
-                        run, run, layer.runs);
+        exec_.copy_rows(at(r, extent - 1), pitch, layer.receive_up.data() + r * replica_bytes, run,
+                        run, layer.runs);
       }
     }
   }

@@ -32,8 +32,8 @@ struct MeasurementBatch {
 /// FFT of the lexicographic field (last axis L/2 + 1 modes).
 struct StructureFactorSums {
   std::vector<int64_t> dims;
-  int components = 0;   ///< order-parameter components summed over
-  int64_t samples = 0;  ///< measurements x replicas
+  int components = 0;                  ///< order-parameter components summed over
+  int64_t samples = 0;                 ///< measurements x replicas
   std::vector<double> power_sum;       ///< sum of S(k)
   std::vector<double> power_squares;   ///< sum of S(k)^2
   std::vector<double> mean_field_sum;  ///< per component, sum of (1/V) sum_x phi_c(x)
@@ -51,13 +51,13 @@ struct ExactHistogram {
 /// The Metropolis step and its acceptance, for models with a continuous proposal, and the
 /// parameters of Fourier-accelerated Langevin passes.
 struct StepTuning {
-  bool applies = false;      ///< the model has a tunable step and the sequence a Metropolis pass
-  double step = 0.0;         ///< the step in use (frozen after thermalization)
-  double acceptance = -1.0;  ///< over the last block of thermalization sweeps; -1: not measured
-  bool langevin = false;     ///< the sequence has a langevin or mala pass
-  bool adjusted = false;     ///< ... and it is Metropolis-adjusted (mala)
-  double langevin_step = 0.0;         ///< epsilon in use (tuned for mala, then frozen)
-  double langevin_shift = 0.0;        ///< shift of the free kernel (see sim/engine/fourier_langevin.hpp)
+  bool applies = false;         ///< the model has a tunable step and the sequence a Metropolis pass
+  double step = 0.0;            ///< the step in use (frozen after thermalization)
+  double acceptance = -1.0;     ///< over the last block of thermalization sweeps; -1: not measured
+  bool langevin = false;        ///< the sequence has a langevin or mala pass
+  bool adjusted = false;        ///< ... and it is Metropolis-adjusted (mala)
+  double langevin_step = 0.0;   ///< epsilon in use (tuned for mala, then frozen)
+  double langevin_shift = 0.0;  ///< shift of the free kernel (see sim/engine/fourier_langevin.hpp)
   double langevin_acceptance = -1.0;  ///< mala: over the last block of thermalization sweeps
 };
 

@@ -1,4 +1,5 @@
-// The CPU engines of O(n) in single precision, compiled on their own (sim/engine/engine_factory.hpp).
+// The CPU engines of O(n) in single precision, compiled on their own
+// (sim/engine/engine_factory.hpp).
 #include "kernels/backend/cpu_exec.hpp"
 #include "sim/engine/engine_builders.hpp"
 

@@ -1,4 +1,5 @@
-// The CUDA engines of O(n) in single precision, compiled on their own (sim/engine/engine_factory.hpp).
+// The CUDA engines of O(n) in single precision, compiled on their own
+// (sim/engine/engine_factory.hpp).
 #include "kernels/backend/cuda_exec.cuh"
 #include "sim/engine/engine_builders.hpp"
 

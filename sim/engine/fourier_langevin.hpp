@@ -92,8 +92,8 @@ class FourierLangevin {
     fft_->inverse(work_modes_.data(), work_.data());
     const double inverse_volume = 1.0 / static_cast<double>(volume_);
     if (!adjusted) {
-      exec_.for_each(sites, LangevinMove<Spin>{lexicographic, work_.data(), lexicographic, a,
-                                               inverse_volume});
+      exec_.for_each(
+          sites, LangevinMove<Spin>{lexicographic, work_.data(), lexicographic, a, inverse_volume});
       exec_.from_lexicographic(lattice, lexicographic, spins, replicas_);
       return;
     }
@@ -115,8 +115,8 @@ class FourierLangevin {
     }
     exec_.for_each(1, MalaDecide{local_.data(), quadratic_.data(), accept_.data(),
                                  accepted_total_.data(), p.seed, sweep, pass, replicas_, a});
-    exec_.for_each(sites, MalaApply<Spin>{accept_.data(), proposal_.data(), lexicographic,
-                                          volume_});
+    exec_.for_each(sites,
+                   MalaApply<Spin>{accept_.data(), proposal_.data(), lexicographic, volume_});
     exec_.from_lexicographic(lattice, lexicographic, spins, replicas_);
     proposals_ += replicas_;
   }

@@ -60,9 +60,7 @@ class LatticeEngine final : public Engine {
     }
   }
 
-  void initialize() override {
-    storage_.initialize(params_, settings_.start == InitialState::hot);
-  }
+  void initialize() override { storage_.initialize(params_, settings_.start == InitialState::hot); }
   void sweep(uint64_t first, uint64_t count) override {
     for (uint64_t s = first; s < first + count; ++s) sweeper_.sweep(s, false);
   }
@@ -209,9 +207,9 @@ class LatticeEngine final : public Engine {
       }
       if (spectral_) {
         const int components = spectral_->components();
-        exec_.for_each(replicas() * components * volume_,
-                       FieldComponents<Model>{params_, source, spectral_->field(), volume_,
-                                              components});
+        exec_.for_each(
+            replicas() * components * volume_,
+            FieldComponents<Model>{params_, source, spectral_->field(), volume_, components});
         spectral_->measure(measurements_, queue_.queued());
       }
     }

@@ -45,9 +45,8 @@ inline size_t engine_bytes(const EngineSettings& s) {
   size_t volume = 1;
   for (int64_t l : s.dims) volume *= static_cast<size_t>(l);
   const size_t sites = volume * static_cast<size_t>(s.replicas);
-  size_t bytes =
-      static_cast<size_t>(s.measurement_capacity) * s.replicas * kMaxMeasurementBytes +
-      (size_t(1) << 22);
+  size_t bytes = static_cast<size_t>(s.measurement_capacity) * s.replicas * kMaxMeasurementBytes +
+                 (size_t(1) << 22);
   if (uses_packed_ising(s)) {
     // Packed spins, the conversion buffer and, for spectral measurements or staged
     // snapshots, a byte copy.
@@ -56,7 +55,8 @@ inline size_t engine_bytes(const EngineSettings& s) {
     bytes += sites * (2 * site_bytes(s) + 1);
   }
   // Bit-packed snapshots: their staging copy (or a chunk at a time).
-  if (s.snapshot_bits) bytes += sites / 8 <= kMaxStagedSnapshotBytes ? sites / 8 : kPackedChunkBytes;
+  if (s.snapshot_bits)
+    bytes += sites / 8 <= kMaxStagedSnapshotBytes ? sites / 8 : kPackedChunkBytes;
   bytes += spectral_bytes(s);
   // Fourier-accelerated Langevin: the proposal, two double fields, two spectra, 1 / M'(k).
   for (UpdateAlgorithm a : s.sequence) {

@@ -59,8 +59,8 @@ class PackedIsing {
   /// One pass of Metropolis or heat bath over both colours of every replica. With `sums`, the
   /// second colour's kernels also add each replica's exact sums after the pass to sums[r],
   /// which must be zero.
-  void update(const IsingParams& params, UpdateAlgorithm algorithm, uint32_t pass,
-              uint64_t sweep, IsingSums* sums = nullptr) {
+  void update(const IsingParams& params, UpdateAlgorithm algorithm, uint32_t pass, uint64_t sweep,
+              IsingSums* sums = nullptr) {
     const auto& table = params.flip_threshold[algorithm == UpdateAlgorithm::heatbath];
     const uint64_t step = update_step(sweep, pass, 0);
     // The fewest class slots that hold the uncertain classes: D + 1 (Metropolis at h = 0:
@@ -107,8 +107,9 @@ class PackedIsing {
   void to_lexicographic(T* out) const {
     const int64_t volume = geometry_.lattice.volume();
     for (int r = 0; r < replicas_; ++r) {
-      exec_.for_each(volume, UnpackLexicographic<D, T>{
-                                 geometry_, spins_.data() + r * replica_words(), out + r * volume, 0});
+      exec_.for_each(volume,
+                     UnpackLexicographic<D, T>{geometry_, spins_.data() + r * replica_words(),
+                                               out + r * volume, 0});
     }
   }
 
@@ -116,9 +117,9 @@ class PackedIsing {
   void to_host(int8_t* out) {
     for_chunks([&](int r, int64_t first_row, int64_t rows) {
       const int64_t sites = rows * row_length_;
-      exec_.for_each(sites, UnpackLexicographic<D, int8_t>{geometry_,
-                                                           spins_.data() + r * replica_words(),
-                                                           chunk_.data(), first_row * row_length_});
+      exec_.for_each(sites,
+                     UnpackLexicographic<D, int8_t>{geometry_, spins_.data() + r * replica_words(),
+                                                    chunk_.data(), first_row * row_length_});
       exec_.copy_to_host(chunk_, out + r * volume() + first_row * row_length_, sites);
     });
   }
@@ -152,9 +153,13 @@ class PackedIsing {
         const int colour = box_->local_colour(second);
         box_->update_colour(colour, spins_.data(), [&](const RowBlock<D>& block) {
           for (int r = 0; r < replicas_; ++r) {
-            const PackedIsingUpdate<D, kSlots, true> update{geometry_, classes, seed,
+            const PackedIsingUpdate<D, kSlots, true> update{geometry_,
+                                                            classes,
+                                                            seed,
                                                             spins_.data() + r * replica_words(),
-                                                            static_cast<uint32_t>(r), colour, step};
+                                                            static_cast<uint32_t>(r),
+                                                            colour,
+                                                            step};
             if (sums && second == 1) {
               over_row_block(block, geometry_.row_words, 0,
                              PackedIsingUpdateSums<D, kSlots, true>{update},
@@ -172,9 +177,9 @@ class PackedIsing {
     }
     for (int colour = 0; colour < 2; ++colour) {
       for (int r = 0; r < replicas_; ++r) {
-        const PackedIsingUpdate<D, kSlots> update{geometry_, classes, seed,
-                                                  spins_.data() + r * replica_words(),
-                                                  static_cast<uint32_t>(r), colour, step};
+        const PackedIsingUpdate<D, kSlots> update{
+            geometry_, classes, seed, spins_.data() + r * replica_words(), static_cast<uint32_t>(r),
+            colour,    step};
         if (sums && colour == 1) {
           exec_.template accumulate_exact_into<IsingSums>(
               geometry_.words, PackedIsingUpdateSums<D, kSlots>{update}, sums + r);

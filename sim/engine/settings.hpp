@@ -63,7 +63,7 @@ struct EngineSettings {
   /// measurements, histograms and configurations are those of the whole lattice. Null: alone.
   std::shared_ptr<Communicator> communicator;
   std::vector<int> parallel_grid;
-  int cpu_threads = 0;                  ///< 0: OpenMP default
+  int cpu_threads = 0;  ///< 0: OpenMP default
   int cuda_device = 0;
   int cuda_block_size = 256;  ///< threads per block; the chain does not depend on it
 };

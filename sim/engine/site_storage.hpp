@@ -52,7 +52,8 @@ class SiteStorage {
   /// Queues each replica's sums into sums[r] (a box: its interior sites only).
   void sums_into(const Params& params, Sums* sums) const {
     if (!box_ && lattice_.half_volume <= kSerialSumSites) {  // tiny: every replica in one launch
-      return exec_.for_each(replicas_, ReplicaSums<D, Model>{lattice_, params, sites_.data(), sums});
+      return exec_.for_each(replicas_,
+                            ReplicaSums<D, Model>{lattice_, params, sites_.data(), sums});
     }
     for (int r = 0; r < replicas_; ++r) {
       const SiteSums<D, Model> site_sums{lattice_, params, sites_.data() + r * lattice_.volume()};

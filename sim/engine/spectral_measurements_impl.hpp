@@ -87,8 +87,7 @@ void SpectralMeasurements<Exec>::prepare_structure_factor() {
   power_squares_ = exec_.template allocate<double>(modes_);
   mean_field_sum_ = exec_.template allocate<double>(components_);
   spectral_queue_ = exec_.template allocate<double>(settings_.measurement_capacity * replicas_ * 2);
-  const std::vector<double> zeros(static_cast<size_t>(std::max<int64_t>(modes_, components_)),
-                                  0.0);
+  const std::vector<double> zeros(static_cast<size_t>(std::max<int64_t>(modes_, components_)), 0.0);
   exec_.copy_to_device(zeros.data(), power_sum_);
   exec_.copy_to_device(zeros.data(), power_squares_);
   exec_.copy_to_device(zeros.data(), mean_field_sum_);
@@ -145,9 +144,9 @@ void SpectralMeasurements<Exec>::measure_timeslices(int64_t row) {
 template <class Exec>
 void SpectralMeasurements<Exec>::measure_structure_factor(int64_t row) {
   fft_->forward(field_.data(), spectrum_.data());
-  exec_.for_each(modes_, AccumulatePower{spectrum_.data(), power_sum_.data(), power_squares_.data(),
-                                         modes_, replicas_, components_,
-                                         static_cast<double>(volume_)});
+  exec_.for_each(modes_,
+                 AccumulatePower{spectrum_.data(), power_sum_.data(), power_squares_.data(), modes_,
+                                 replicas_, components_, static_cast<double>(volume_)});
   SpectrumSummary summary = summary_;
   summary.out = spectral_queue_.data() + spectral_rows_.size() * 2 * replicas_;
   exec_.for_each(1, summary);

@@ -23,7 +23,8 @@ class Sweeper {
       throw InputError("update.sequence: 1 to " + std::to_string(kMaxUpdatePasses) +
                        " passes per sweep");
     }
-    for (UpdateAlgorithm algorithm : sequence) entries_.push_back({algorithm, pass_for(algorithm, context)});
+    for (UpdateAlgorithm algorithm : sequence)
+      entries_.push_back({algorithm, pass_for(algorithm, context)});
   }
 
   /// Sweep `sweep`: every entry in order. `counting`: a thermalization sweep. `sums`: where the

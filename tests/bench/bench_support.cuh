@@ -60,7 +60,7 @@ inline void copy_words(const void* in, void* out, size_t bytes, cudaStream_t str
   const auto blocks =
       static_cast<unsigned>(std::min<int64_t>((words + kCopyBlock - 1) / kCopyBlock, INT_MAX));
   copy_words_kernel<<<blocks, kCopyBlock, 0, stream>>>(static_cast<const uint4*>(in),
-                                                      static_cast<uint4*>(out), words);
+                                                       static_cast<uint4*>(out), words);
   LATTICA_CUDA_CHECK_LAUNCH(stream);
 }
 

@@ -87,11 +87,13 @@ int run(int argc, char** argv) {
        }},
       {"box interior, local naming",
        [&](uint64_t s) {
-         for (int c = 0; c < 2; ++c) in_range(layer, kSide * layer, update(local_naming, box, c, s));
+         for (int c = 0; c < 2; ++c)
+           in_range(layer, kSide * layer, update(local_naming, box, c, s));
        }},
       {"box interior, global naming",
        [&](uint64_t s) {
-         for (int c = 0; c < 2; ++c) in_range(layer, kSide * layer, update(global_naming, box, c, s));
+         for (int c = 0; c < 2; ++c)
+           in_range(layer, kSide * layer, update(global_naming, box, c, s));
        }},
       {"box interior, global naming, 3 launches",
        [&](uint64_t s) {
@@ -108,9 +110,9 @@ int run(int argc, char** argv) {
   // The copy bandwidth of this device, on the field's bytes.
   const size_t bytes = static_cast<size_t>(box.volume()) * sizeof(float) / 16 * 16;
   DeviceBytes copy_to(bytes);
-  const double copy_ms = median_ms(
-      [&](cudaStream_t s) { copy_words(spins.data(), copy_to.data(), bytes, s); }, exec.stream(),
-      o.repeats);
+  const double copy_ms =
+      median_ms([&](cudaStream_t s) { copy_words(spins.data(), copy_to.data(), bytes, s); },
+                exec.stream(), o.repeats);
   const double copy_gb_per_s = 2.0 * static_cast<double>(bytes) / copy_ms / 1e6;
   std::printf("device: %s; copy bandwidth %.1f GB/s; median of %d repeats of %d sweeps\n",
               prop.name, copy_gb_per_s, o.repeats, kSweepsPerRepeat);
@@ -122,10 +124,10 @@ int run(int argc, char** argv) {
     exec.for_each(box.volume(), Initialize<3, Model, true>{box, params, spins.data(), true});
     uint64_t sweep = 0;
     const double ms = median_ms(
-        [&](cudaStream_t) {
-          for (int i = 0; i < kSweepsPerRepeat; ++i) c.sweep(sweep++);
-        },
-        exec.stream(), o.repeats) /
+                          [&](cudaStream_t) {
+                            for (int i = 0; i < kSweepsPerRepeat; ++i) c.sweep(sweep++);
+                          },
+                          exec.stream(), o.repeats) /
                       kSweepsPerRepeat;
     results.push_back({c.name, ms, sites / (ms * 1e6)});
     std::printf("%-44s %12.4f %12.2f\n", c.name.c_str(), ms, results.back().site_updates_per_ns);

@@ -35,7 +35,6 @@ namespace {
 
 using namespace bench;
 
-
 double gb_per_s(size_t bytes, double ms) { return 2.0 * static_cast<double>(bytes) / ms / 1e6; }
 
 /// One benchmark: `bytes` in one array; run(in, out, stream) launches the permutation.

@@ -193,7 +193,8 @@ inline void expect_same_datasets(const std::string& a, const std::string& b) {
   for (const auto& [name, bytes] : y) names.insert(name);
   for (const std::string& name : names) {
     const bool both = x.count(name) && y.count(name);
-    EXPECT_TRUE(both && x.at(name) == y.at(name)) << name << " differs between " << a << " and " << b;
+    EXPECT_TRUE(both && x.at(name) == y.at(name))
+        << name << " differs between " << a << " and " << b;
   }
   EXPECT_GT(names.size(), 10u);
 }
@@ -311,7 +312,7 @@ class Cli : public testing::Test {
 
 /// A sweep over three couplings of a small lattice, written to sweep.<i>.h5.
 inline std::vector<std::string> sweep_run(const std::vector<std::string>& extra,
-                                   const std::string& output = "sweep.h5") {
+                                          const std::string& output = "sweep.h5") {
   std::vector<std::string> args{default_input(),
                                 "--set",
                                 "lattice.dims=[8,8]",

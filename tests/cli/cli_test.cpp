@@ -41,7 +41,6 @@ void energy_magnetization_2d(const int8_t* s, int64_t l0, int64_t l1, double& en
   magnetization = static_cast<double>(sum) / volume;
 }
 
-
 // (a) The default input with small overrides, read back in full.
 TEST_F(Cli, DefaultInputWritesTheSchema) {
   const RunResult r = sim(small_run({"--backend", "cpu", "--output", "out.h5"}));
@@ -187,10 +186,10 @@ TEST_F(Cli, BitPackedSnapshotsHoldTheSameSpins) {
                            "open configuration"),
                    H5Dclose);
     EXPECT_EQ(string_attribute(set.get(), "packing"), "bits");
-    const auto spins = read_dataset<int8_t>(bytes.get(), "/snapshots/configuration",
-                                            H5T_NATIVE_INT8);
-    const auto packed = read_dataset<uint8_t>(bits.get(), "/snapshots/configuration",
-                                              H5T_NATIVE_UINT8);
+    const auto spins =
+        read_dataset<int8_t>(bytes.get(), "/snapshots/configuration", H5T_NATIVE_INT8);
+    const auto packed =
+        read_dataset<uint8_t>(bits.get(), "/snapshots/configuration", H5T_NATIVE_UINT8);
     ASSERT_EQ(packed.size() * 8, spins.size());
     size_t up = 0;
     for (size_t i = 0; i < spins.size(); ++i) {
@@ -260,8 +259,8 @@ TEST_F(Cli, BadInputExitsTwoAndWritesNothing) {
 // parallel.grid (issue 8) must fit the lattice and the ranks, also for a single process; a
 // grid of one box per axis is the single process's run.
 TEST_F(Cli, ParallelGridMustFitTheRanks) {
-  for (const char* grid : {"parallel.grid=[2,1]", "parallel.grid=[1,2]", "parallel.grid=[2]",
-                           "parallel.grid=[0,1]"}) {
+  for (const char* grid :
+       {"parallel.grid=[2,1]", "parallel.grid=[1,2]", "parallel.grid=[2]", "parallel.grid=[0,1]"}) {
     const RunResult r = sim(small_run({"--backend", "cpu", "--output", "out.h5", "--set", grid}));
     EXPECT_EQ(r.exit_code, 2) << grid << "\n" << r;
     EXPECT_NE(r.err.find("parallel.grid"), std::string::npos) << r;
@@ -404,7 +403,6 @@ TEST_F(Cli, QuietPrintsNothing) {
   EXPECT_NE(chatty.all().find("c.h5"), std::string::npos) << chatty;
 }
 
-
 TEST_F(Cli, SweepWritesOneFilePerPointAndAnIndex) {
   const RunResult r = sim(sweep_run({"--quiet"}));
   ASSERT_EQ(r.exit_code, 0) << r;
@@ -528,8 +526,7 @@ class CheckpointCli : public Cli, public testing::WithParamInterface<std::string
                       std::chrono::milliseconds delay) {
     const std::string checkpoint = path(output + ".checkpoint");
     fs::remove(checkpoint);  // the last resume's
-    const pid_t pid =
-        start({path(input), "--backend", GetParam(), "-o", output, "--force", "-q"});
+    const pid_t pid = start({path(input), "--backend", GetParam(), "-o", output, "--force", "-q"});
     wait_for_file(checkpoint);
     std::this_thread::sleep_for(delay);
     kill(pid, signal);
@@ -555,7 +552,8 @@ TEST_P(CheckpointCli, SignalThenResumeIsByteIdentical) {
                                          ? std::vector<int>{SIGTERM, SIGINT, SIGUSR1}
                                          : std::vector<int>{SIGTERM};
     for (int signal : signals) {
-      const RunResult stopped = interrupt("in.toml", "out.h5", signal, std::chrono::milliseconds(0));
+      const RunResult stopped =
+          interrupt("in.toml", "out.h5", signal, std::chrono::milliseconds(0));
       ASSERT_EQ(stopped.exit_code, 75) << "signal " << signal << "\n" << stopped;
       EXPECT_NE(stopped.err.find("--resume"), std::string::npos) << stopped;
       EXPECT_TRUE(fs::exists(path("out.h5.checkpoint")));
@@ -585,7 +583,9 @@ TEST_P(CheckpointCli, KillNineAtRandomMomentsThenResume) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, CheckpointCli, testing::Values("cpu", "cuda"),
-                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 // run.walltime stops the run (checkpoint, exit 75) while there is still time for a checkpoint
 // (at least 30 s before it; a shorter walltime is refused, see input_limits_test.cpp):
@@ -604,13 +604,13 @@ TEST_F(Cli, WalltimeStopsWithACheckpoint) {
   // kCheckpointedIsing: 1000 thermalization sweeps, a measurement every 2.
   const std::string measurements =
       "run.measurements=" + std::to_string(std::max(0LL, (stop - 1000 + 1) / 2) + 50);
-  const RunResult resumed = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume",
-                                 "--set", measurements});
+  const RunResult resumed =
+      sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume", "--set", measurements});
   ASSERT_EQ(resumed.exit_code, 0) << resumed;
-  ASSERT_EQ(sim({path("in.toml"), "--backend", "cpu", "-o", "reference.h5", "-q", "--set",
-                 measurements})
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      sim({path("in.toml"), "--backend", "cpu", "-o", "reference.h5", "-q", "--set", measurements})
+          .exit_code,
+      0);
   expect_same_datasets(path("reference.h5"), path("out.h5"));
 }
 
@@ -631,16 +631,16 @@ TEST_F(Cli, SlurmEndTimeAndCheckpointMinutes) {
   // Checkpoints every 3 ms of wall-clock time only (no run.checkpoint_every): kill -9 after
   // the first, then resume.
   fs::remove(path("out.h5.checkpoint"));
-  const pid_t pid = start({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--force", "-q",
-                           "--set", "run.checkpoint_every=0", "--set",
-                           "run.checkpoint_minutes=0.00005"});
+  const pid_t pid =
+      start({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--force", "-q", "--set",
+             "run.checkpoint_every=0", "--set", "run.checkpoint_minutes=0.00005"});
   wait_for_file(path("out.h5.checkpoint"));
   kill(pid, SIGKILL);
   const RunResult killed = finish(pid);
   ASSERT_EQ(killed.exit_code, -SIGKILL) << killed;
-  const RunResult resumed = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume",
-                                 "--set", "run.checkpoint_every=0", "--set",
-                                 "run.checkpoint_minutes=0.00005"});
+  const RunResult resumed =
+      sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume", "--set",
+           "run.checkpoint_every=0", "--set", "run.checkpoint_minutes=0.00005"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed;
   expect_same_datasets(path("reference.h5"), path("out.h5"));
 }
@@ -662,8 +662,8 @@ TEST_F(Cli, ResumeRefusesAnotherChainAndAllowsMoreMeasurements) {
            {"run.seed=4", "run.seed"},
            {"lattice.dims=[16,18]", "lattice.dims"},
            {"run.thermalization=120", "run.thermalization"}}) {
-    const RunResult r = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume",
-                             "--set", change});
+    const RunResult r =
+        sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--resume", "--set", change});
     EXPECT_EQ(r.exit_code, 2) << r;
     EXPECT_NE(r.err.find(key), std::string::npos) << r;
   }
@@ -695,10 +695,9 @@ TEST_F(Cli, ResumeRefusesAnotherChainAndAllowsMoreMeasurements) {
 TEST_F(Cli, DiskFullKeepsTheCheckpointAndRecovers) {
   std::ofstream(path("in.toml")) << kCheckpointedIsing;
   ASSERT_EQ(sim({path("in.toml"), "--backend", "cpu", "-o", "reference.h5", "-q"}).exit_code, 0);
-  const RunResult full = finish(start(
-      {"-c", "ulimit -f 600 && exec \"$0\" \"$@\"", sim_exe(), path("in.toml"), "--backend",
-       "cpu", "-o", "out.h5", "-q"},
-      "/bin/sh"));
+  const RunResult full = finish(start({"-c", "ulimit -f 600 && exec \"$0\" \"$@\"", sim_exe(),
+                                       path("in.toml"), "--backend", "cpu", "-o", "out.h5", "-q"},
+                                      "/bin/sh"));
   ASSERT_EQ(full.exit_code, 3) << full;
   EXPECT_NE(full.err.find("File too large"), std::string::npos) << full;
   const std::string checkpoint = read_bytes(path("out.h5.checkpoint"));
@@ -710,8 +709,8 @@ TEST_F(Cli, DiskFullKeepsTheCheckpointAndRecovers) {
   EXPECT_NE(recovered.err.find("repaired"), std::string::npos) << recovered;
   {
     const H5Id file = open_file(path("recovered.h5"));
-    const int64_t committed = int64_attribute(open_group(file.get(), "observables").get(),
-                                              "committed_length");
+    const int64_t committed =
+        int64_attribute(open_group(file.get(), "observables").get(), "committed_length");
     const std::vector<double> energy = read_doubles(file.get(), "/observables/energy");
     EXPECT_EQ(static_cast<int64_t>(energy.size()), committed);
     const H5Id reference = open_file(path("reference.h5"));
@@ -847,10 +846,10 @@ TEST_F(Cli, PottsSnapshotsHoldEveryStateAsUnsignedBytes) {
 // Continuous models: vector or scalar float snapshots, model attributes, the tuned step.
 TEST_F(Cli, XyRunWritesUnitVectorSnapshotsHelicityAndTunedStep) {
   std::ofstream(path("xy.toml")) << "[lattice]\ndims = [16, 12]\n"
-                                     "[model]\nkind = \"on\"\nn = 2\nbeta = 1.0\n"
-                                     "precision = \"float\"\n"
-                                     "[update]\nsequence = [\"metropolis\", \"overrelaxation\"]\n"
-                                     "[run]\nthermalization = 100\nmeasurements = 20\nseed = 5\n";
+                                    "[model]\nkind = \"on\"\nn = 2\nbeta = 1.0\n"
+                                    "precision = \"float\"\n"
+                                    "[update]\nsequence = [\"metropolis\", \"overrelaxation\"]\n"
+                                    "[run]\nthermalization = 100\nmeasurements = 20\nseed = 5\n";
   const RunResult r = sim({path("xy.toml"), "--backend", "cpu", "-o", "xy.h5"});
   ASSERT_EQ(r.exit_code, 0) << r;
   EXPECT_NE(r.err.find("Metropolis step"), std::string::npos) << r;
@@ -882,24 +881,22 @@ TEST_F(Cli, XyRunWritesUnitVectorSnapshotsHelicityAndTunedStep) {
   ASSERT_EQ(m0.size(), 20u);
   EXPECT_NEAR(m0.back(), mx / 192, 1e-6);
   EXPECT_NEAR(m1.back(), my / 192, 1e-6);
-  EXPECT_EQ(dataset_info(file.get(), "/observables/helicity_1").shape,
-            (std::vector<hsize_t>{20}));
+  EXPECT_EQ(dataset_info(file.get(), "/observables/helicity_1").shape, (std::vector<hsize_t>{20}));
 }
 
 TEST_F(Cli, Phi4RunWritesKappaLambdaAndScalarSnapshots) {
   const RunResult r =
       sim({default_input(), "--set", "model.kind=phi4", "--set", "model.kappa=0.2", "--set",
-           "model.lambda=0.5", "--set", "model.h=0.1", "--backend",
-           "cpu", "-o", "bad.h5", "-q"});
+           "model.lambda=0.5", "--set", "model.h=0.1", "--backend", "cpu", "-o", "bad.h5", "-q"});
   EXPECT_EQ(r.exit_code, 2) << r;  // phi^4 has no beta
   EXPECT_NE(r.err.find("model.beta"), std::string::npos) << r;
   EXPECT_FALSE(fs::exists(path("bad.h5")));
 
   std::ofstream(path("phi4.toml")) << "[lattice]\ndims = [8, 6, 4]\n"
-                                       "[model]\nkind = \"phi4\"\nkappa = 0.15\nlambda = 0.5\n"
-                                       "h = 0.1\n[update]\nalgorithm = \"metropolis\"\nhits = 3\n"
-                                       "[run]\nthermalization = 30\nmeasurements = 10\n"
-                                       "seed = 4\nbackend = \"cpu\"\n";
+                                      "[model]\nkind = \"phi4\"\nkappa = 0.15\nlambda = 0.5\n"
+                                      "h = 0.1\n[update]\nalgorithm = \"metropolis\"\nhits = 3\n"
+                                      "[run]\nthermalization = 30\nmeasurements = 10\n"
+                                      "seed = 4\nbackend = \"cpu\"\n";
   const RunResult ok = sim({path("phi4.toml"), "-o", "phi4.h5", "-q"});
   ASSERT_EQ(ok.exit_code, 0) << ok;
   const H5Id file = open_file(path("phi4.h5"));
@@ -921,32 +918,33 @@ TEST_F(Cli, Phi4RunWritesKappaLambdaAndScalarSnapshots) {
 // the summary line; a diverging unadjusted run fails with the cause instead of writing NaNs.
 TEST_F(Cli, Phi4MalaRunRecordsLangevinParameters) {
   std::ofstream(path("mala.toml")) << "[lattice]\ndims = [8, 8]\n"
-                                       "[model]\nkind = \"phi4\"\nkappa = 0.25\nlambda = 0.5\n"
-                                       "[update]\nsequence = [\"mala\", \"overrelaxation\"]\n"
-                                       "langevin_step = 0.3\n"
-                                       "[run]\nthermalization = 200\nmeasurements = 50\n"
-                                       "seed = 4\nbackend = \"cpu\"\n";
+                                      "[model]\nkind = \"phi4\"\nkappa = 0.25\nlambda = 0.5\n"
+                                      "[update]\nsequence = [\"mala\", \"overrelaxation\"]\n"
+                                      "langevin_step = 0.3\n"
+                                      "[run]\nthermalization = 200\nmeasurements = 50\n"
+                                      "seed = 4\nbackend = \"cpu\"\n";
   const RunResult ok = sim({path("mala.toml"), "-o", "mala.h5"});
   ASSERT_EQ(ok.exit_code, 0) << ok;
   EXPECT_NE(ok.err.find("MALA acceptance"), std::string::npos) << ok;
   const H5Id file = open_file(path("mala.h5"));
   EXPECT_EQ(string_attribute(file.get(), "algorithm"), "mala, overrelaxation");
-  const double step = numeric_attribute<double>(file.get(), "langevin_step", H5T_NATIVE_DOUBLE).at(0);
+  const double step =
+      numeric_attribute<double>(file.get(), "langevin_step", H5T_NATIVE_DOUBLE).at(0);
   const double shift =
       numeric_attribute<double>(file.get(), "langevin_shift", H5T_NATIVE_DOUBLE).at(0);
   const double acceptance =
       numeric_attribute<double>(file.get(), "mala_acceptance", H5T_NATIVE_DOUBLE).at(0);
   EXPECT_GT(step, 0.0);
-  EXPECT_NE(step, 0.3);  // tuned (update.tune defaults to true)
+  EXPECT_NE(step, 0.3);   // tuned (update.tune defaults to true)
   EXPECT_GT(shift, 0.0);  // lambda (12 <phi^2> - 4) > 0 at these couplings
   EXPECT_NEAR(acceptance, 0.5, 0.25);
   EXPECT_EQ(H5Aexists(file.get(), "metropolis_step"), 0);  // no Metropolis pass
 
   std::ofstream(path("ula.toml")) << "[lattice]\ndims = [8, 8]\n"
-                                      "[model]\nkind = \"phi4\"\nkappa = 0.25\nlambda = 0.5\n"
-                                      "[update]\nalgorithm = \"langevin\"\nlangevin_step = 5.0\n"
-                                      "[run]\nthermalization = 20\nmeasurements = 100\n"
-                                      "seed = 4\nbackend = \"cpu\"\n";
+                                     "[model]\nkind = \"phi4\"\nkappa = 0.25\nlambda = 0.5\n"
+                                     "[update]\nalgorithm = \"langevin\"\nlangevin_step = 5.0\n"
+                                     "[run]\nthermalization = 20\nmeasurements = 100\n"
+                                     "seed = 4\nbackend = \"cpu\"\n";
   const RunResult diverged = sim({path("ula.toml"), "-o", "ula.h5"});
   EXPECT_NE(diverged.exit_code, 0) << diverged;
   EXPECT_NE(diverged.exit_code, 2) << diverged;  // not an input error: a runtime failure
@@ -971,8 +969,8 @@ TEST_F(Cli, ContinuousModelInputErrorsExitTwo) {
 
 TEST_F(Cli, StructureFactorIsWrittenToCorrelators) {
   const RunResult r = sim(small_run({"--set", "measure.structure_factor=true", "--set",
-                                     "measure.structure_factor_every=4", "--set",
-                                     "run.replicas=2", "--backend", "cpu", "-o", "sk.h5"}));
+                                     "measure.structure_factor_every=4", "--set", "run.replicas=2",
+                                     "--backend", "cpu", "-o", "sk.h5"}));
   ASSERT_EQ(r.exit_code, 0) << r;
   const H5Id file = open_file(path("sk.h5"));
   EXPECT_EQ(dataset_info(file.get(), "/correlators/structure_factor/S").shape,

@@ -8,8 +8,8 @@
 // the boundary magnify them), so agreement is checked over a short run: after 2 sweeps every
 // site and observable agrees to 1e-7 (double) or 1e-3 (float); on an H200 the 2D XY chain with
 // two over-relaxation passes per sweep differed by 2e-9 after 2 sweeps and 5e-7 after 4. The
-// test prints how the difference grows up to 32 sweeps. Over long runs the chains are statistically identical,
-// which the physics tests below check against exact values.
+// test prints how the difference grows up to 32 sweeps. Over long runs the chains are statistically
+// identical, which the physics tests below check against exact values.
 
 #include <gtest/gtest.h>
 
@@ -129,7 +129,9 @@ TEST_P(GpuContinuous, SameChainAsCpuToRounding) {
             << "block " << block << ": observables after " << sweeps << " sweeps";
       }
     }
-    if (block == 256) std::printf("[ growth   ] %s: largest site difference after n sweeps:%s\n", c.name, growth.c_str());
+    if (block == 256)
+      std::printf("[ growth   ] %s: largest site difference after n sweeps:%s\n", c.name,
+                  growth.c_str());
   }
   // The Metropolis step tuned over one block of 10 thermalization sweeps: acceptance counts are
   // integers, equal unless a decision near the boundary went the other way.
@@ -151,34 +153,116 @@ TEST_P(GpuContinuous, SameChainAsCpuToRounding) {
 INSTANTIATE_TEST_SUITE_P(
     Models, GpuContinuous,
     ::testing::Values(
-        ContinuousCase{"Xy2d_heatbath_overrelaxation_two_replicas", ModelKind::on, 2,
-                       Precision::float64, {64, 64}, 1.1, 0.0,
-                       {kHeatBath, kOverrelaxation, kOverrelaxation}, 1, 2},
-        ContinuousCase{"Heisenberg3d_float_metropolis_overrelaxation", ModelKind::on, 3,
-                       Precision::float32, {16, 16, 16}, 0.69, 0.1,
-                       {kMetropolis, kOverrelaxation}, 2},
-        ContinuousCase{"Heisenberg2d_heatbath", ModelKind::on, 3, Precision::float64, {32, 30},
-                       0.8, 0.0, {kHeatBath}},
-        ContinuousCase{"O4_4d_metropolis", ModelKind::on, 4, Precision::float64, {8, 8, 8, 8},
-                       0.5, 0.0, {kMetropolis}},
-        ContinuousCase{"O4_3d_float_heatbath", ModelKind::on, 4, Precision::float32, {8, 8, 8},
-                       0.9, 0.2, {kHeatBath}},
-        ContinuousCase{"Xy1d_float_heatbath", ModelKind::on, 2, Precision::float32, {4096}, 1.5,
-                       0.0, {kHeatBath}},
-        ContinuousCase{"Phi4_3d_metropolis_overrelaxation", ModelKind::phi4, 0,
-                       Precision::float64, {16, 16, 16}, 0.18, 0.0,
-                       {kMetropolis, kOverrelaxation}, 3},
-        ContinuousCase{"Phi4_2d_float_metropolis_field", ModelKind::phi4, 0, Precision::float32,
-                       {128, 64}, 0.25, 0.05, {kMetropolis}, 2},
-        ContinuousCase{"Phi4_4d_metropolis", ModelKind::phi4, 0, Precision::float64,
-                       {6, 6, 6, 6}, 0.1, 0.0, {kMetropolis}, 1, 3},
+        ContinuousCase{"Xy2d_heatbath_overrelaxation_two_replicas",
+                       ModelKind::on,
+                       2,
+                       Precision::float64,
+                       {64, 64},
+                       1.1,
+                       0.0,
+                       {kHeatBath, kOverrelaxation, kOverrelaxation},
+                       1,
+                       2},
+        ContinuousCase{"Heisenberg3d_float_metropolis_overrelaxation",
+                       ModelKind::on,
+                       3,
+                       Precision::float32,
+                       {16, 16, 16},
+                       0.69,
+                       0.1,
+                       {kMetropolis, kOverrelaxation},
+                       2},
+        ContinuousCase{"Heisenberg2d_heatbath",
+                       ModelKind::on,
+                       3,
+                       Precision::float64,
+                       {32, 30},
+                       0.8,
+                       0.0,
+                       {kHeatBath}},
+        ContinuousCase{"O4_4d_metropolis",
+                       ModelKind::on,
+                       4,
+                       Precision::float64,
+                       {8, 8, 8, 8},
+                       0.5,
+                       0.0,
+                       {kMetropolis}},
+        ContinuousCase{"O4_3d_float_heatbath",
+                       ModelKind::on,
+                       4,
+                       Precision::float32,
+                       {8, 8, 8},
+                       0.9,
+                       0.2,
+                       {kHeatBath}},
+        ContinuousCase{"Xy1d_float_heatbath",
+                       ModelKind::on,
+                       2,
+                       Precision::float32,
+                       {4096},
+                       1.5,
+                       0.0,
+                       {kHeatBath}},
+        ContinuousCase{"Phi4_3d_metropolis_overrelaxation",
+                       ModelKind::phi4,
+                       0,
+                       Precision::float64,
+                       {16, 16, 16},
+                       0.18,
+                       0.0,
+                       {kMetropolis, kOverrelaxation},
+                       3},
+        ContinuousCase{"Phi4_2d_float_metropolis_field",
+                       ModelKind::phi4,
+                       0,
+                       Precision::float32,
+                       {128, 64},
+                       0.25,
+                       0.05,
+                       {kMetropolis},
+                       2},
+        ContinuousCase{"Phi4_4d_metropolis",
+                       ModelKind::phi4,
+                       0,
+                       Precision::float64,
+                       {6, 6, 6, 6},
+                       0.1,
+                       0.0,
+                       {kMetropolis},
+                       1,
+                       3},
         // Fourier-accelerated Langevin: cuFFT against FFTW, the accept/reject on the device.
-        ContinuousCase{"Phi4_3d_langevin_two_replicas", ModelKind::phi4, 0, Precision::float64,
-                       {16, 16, 12}, 0.18, 0.02, {kLangevin}, 1, 2},
-        ContinuousCase{"Phi4_2d_float_mala_metropolis", ModelKind::phi4, 0, Precision::float32,
-                       {64, 32}, 0.25, 0.0, {kMala, kMetropolis}, 1, 3},
-        ContinuousCase{"Phi4_4d_mala_overrelaxation", ModelKind::phi4, 0, Precision::float64,
-                       {6, 4, 6, 8}, 0.1, 0.05, {kMala, kOverrelaxation}, 1, 2}),
+        ContinuousCase{"Phi4_3d_langevin_two_replicas",
+                       ModelKind::phi4,
+                       0,
+                       Precision::float64,
+                       {16, 16, 12},
+                       0.18,
+                       0.02,
+                       {kLangevin},
+                       1,
+                       2},
+        ContinuousCase{"Phi4_2d_float_mala_metropolis",
+                       ModelKind::phi4,
+                       0,
+                       Precision::float32,
+                       {64, 32},
+                       0.25,
+                       0.0,
+                       {kMala, kMetropolis},
+                       1,
+                       3},
+        ContinuousCase{"Phi4_4d_mala_overrelaxation",
+                       ModelKind::phi4,
+                       0,
+                       Precision::float64,
+                       {6, 4, 6, 8},
+                       0.1,
+                       0.05,
+                       {kMala, kOverrelaxation},
+                       1,
+                       2}),
     [](const ::testing::TestParamInfo<ContinuousCase>& info) {
       return std::string(info.param.name);
     });
@@ -224,12 +308,14 @@ TEST(GpuContinuousPhysics, RingBondEnergies) {
   LATTICA_REQUIRE_GPU_OR_SKIP();
   const double beta = 1.3;
   for (int n : {2, 3, 4}) {
-    ContinuousCase c{"ring", ModelKind::on, n, Precision::float64, {65536}, beta, 0.0,
-                     {kHeatBath, kOverrelaxation}, 1, 4};
+    ContinuousCase c{"ring",  ModelKind::on,
+                     n,       Precision::float64,
+                     {65536}, beta,
+                     0.0,     {kHeatBath, kOverrelaxation},
+                     1,       4};
     auto engine = make_cuda_engine(settings_of(c));
     const auto series = sample(*engine, 200, 2000, 1);
-    const double exact =
-        -std::cyl_bessel_i(n / 2.0, beta) / std::cyl_bessel_i(n / 2.0 - 1.0, beta);
+    const double exact = -std::cyl_bessel_i(n / 2.0, beta) / std::cyl_bessel_i(n / 2.0 - 1.0, beta);
     for (int r = 0; r < 4; ++r) {
       expect_z(series[r * engine->observable_names().size()], exact,
                "n = " + std::to_string(n) + ", replica " + std::to_string(r));
@@ -251,8 +337,9 @@ TEST(GpuContinuousPhysics, FreeFieldPropagator3d) {
                             std::cos(two_pi * c / 16)));
   g0 /= 4096;
   for (Precision precision : {Precision::float64, Precision::float32}) {
-    ContinuousCase c{"free", ModelKind::phi4, 0, precision, dims, kappa, 0.0,
-                     {kMetropolis, kOverrelaxation}, 2, 1};
+    ContinuousCase c{
+        "free", ModelKind::phi4, 0, precision, dims, kappa, 0.0, {kMetropolis, kOverrelaxation}, 2,
+        1};
     EngineSettings s = settings_of(c);
     s.lambda = 0.0;
     auto engine = make_cuda_engine(s);

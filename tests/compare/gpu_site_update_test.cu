@@ -61,12 +61,12 @@ void compare(const typename Model::Params& params, UpdateAlgorithm algorithm, do
   CudaExec gpu(0);
   HostBuffer<Spin> h_start(n), h_out(n);
   HostBuffer<int> h_accepted(n);
-  cpu.for_each(n, OneUpdate<Model>{params, algorithm, h_start.data(), h_out.data(),
-                                   h_accepted.data()});
+  cpu.for_each(
+      n, OneUpdate<Model>{params, algorithm, h_start.data(), h_out.data(), h_accepted.data()});
   DeviceBuffer<Spin> d_start(n), d_out(n);
   DeviceBuffer<int> d_accepted(n);
-  gpu.for_each(n, OneUpdate<Model>{params, algorithm, d_start.data(), d_out.data(),
-                                   d_accepted.data()});
+  gpu.for_each(
+      n, OneUpdate<Model>{params, algorithm, d_start.data(), d_out.data(), d_accepted.data()});
   std::vector<Spin> g_start(n), g_out(n);
   std::vector<int> g_accepted(n);
   gpu.copy_to_host(d_start, g_start.data());
@@ -82,16 +82,15 @@ void compare(const typename Model::Params& params, UpdateAlgorithm algorithm, do
     accept_differs += h_accepted.data()[i] != g_accepted[i];
   }
   EXPECT_LE(worst_start, tolerance) << what << ": hot start";
-  EXPECT_LE(worst, tolerance) << what << ": after one update (first bad site " << first_bad
-                              << ")";
+  EXPECT_LE(worst, tolerance) << what << ": after one update (first bad site " << first_bad << ")";
   EXPECT_EQ(accept_differs, 0) << what;
 }
 
 TEST(GpuSiteUpdate, OnModelsAgreeToRounding) {
   LATTICA_REQUIRE_GPU_OR_SKIP();
   const OnParams p{77, 0.9, 0.3, 0.8, 2, kD};
-  for (UpdateAlgorithm a : {UpdateAlgorithm::metropolis, UpdateAlgorithm::heatbath,
-                            UpdateAlgorithm::overrelaxation}) {
+  for (UpdateAlgorithm a :
+       {UpdateAlgorithm::metropolis, UpdateAlgorithm::heatbath, UpdateAlgorithm::overrelaxation}) {
     const std::string what = "algorithm " + std::to_string(static_cast<int>(a));
     compare<OnModel<double, 2>>(p, a, 1e-12, ("O(2) double, " + what).c_str());
     compare<OnModel<double, 3>>(p, a, 1e-12, ("O(3) double, " + what).c_str());

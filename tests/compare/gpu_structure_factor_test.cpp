@@ -15,7 +15,7 @@ namespace {
 
 struct Spectra {
   StructureFactorSums sums;
-  std::vector<double> series;  ///< S(0), S(k_min) per structure-factor measurement and replica
+  std::vector<double> series;      ///< S(0), S(k_min) per structure-factor measurement and replica
   std::vector<double> timeslices;  ///< C(dt, p) per measurement and replica
 };
 

@@ -79,7 +79,8 @@ TEST(DetailedBalance, IsingEveryMoveEveryDimension) {
 
 /// Exact transition probabilities P(old -> s) the tables and the integer draws define.
 template <int D>
-std::vector<double> potts_transitions(const PottsParams& p, UpdateAlgorithm a, const uint8_t (&nb)[2 * D], int old) {
+std::vector<double> potts_transitions(const PottsParams& p, UpdateAlgorithm a,
+                                      const uint8_t (&nb)[2 * D], int old) {
   std::vector<double> prob(static_cast<size_t>(p.q), 0.0);
   auto equal = [&](int s) {
     int n = 0;

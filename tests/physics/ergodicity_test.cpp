@@ -114,8 +114,8 @@ unsigned site_outcomes(const typename Model::Params& params, UpdateAlgorithm alg
 }
 
 struct ClassCount {
-  int closed = 0;            ///< bottom strongly connected components of the sweep graph
-  int64_t largest = 0;       ///< configurations (before colour 0) in the largest of them
+  int closed = 0;       ///< bottom strongly connected components of the sweep graph
+  int64_t largest = 0;  ///< configurations (before colour 0) in the largest of them
   int64_t configurations = 0;
 };
 
@@ -149,12 +149,12 @@ ClassCount closed_classes(const std::vector<int64_t>& dims, const typename Model
   // colour 1 moves. Edges: the half-sweep of that colour.
   struct Frame {
     int64_t node;
-    int64_t code;             ///< the successor being visited
-    int sites;                ///< sites with more than one outcome
-    int64_t weight[16];       ///< q^position of each such site
-    int8_t options[16][4];    ///< their possible digits
+    int64_t code;           ///< the successor being visited
+    int sites;              ///< sites with more than one outcome
+    int64_t weight[16];     ///< q^position of each such site
+    int8_t options[16][4];  ///< their possible digits
     int8_t count[16];
-    int8_t at[16];            ///< mixed-radix counter over the options
+    int8_t at[16];  ///< mixed-radix counter over the options
     bool started;
   };
   auto open = [&](int64_t node, Frame& f) {
@@ -172,8 +172,8 @@ ClassCount closed_classes(const std::vector<int64_t>& dims, const typename Model
         const int64_t other = (1 - colour) * half + neighbour[(position * 2 * D) + k];
         nb[k] = digits.value(static_cast<int>((config / power[other]) % digits.q));
       }
-      const unsigned outcomes = site_outcomes<Model, D>(params, algorithm, probes, digits,
-                                                        digits.value(old_digit), nb);
+      const unsigned outcomes =
+          site_outcomes<Model, D>(params, algorithm, probes, digits, digits.value(old_digit), nb);
       int c = 0;
       int8_t option[4];
       for (int digit = 0; digit < digits.q; ++digit) {
@@ -212,7 +212,8 @@ ClassCount closed_classes(const std::vector<int64_t>& dims, const typename Model
 
   const int64_t nodes = 2 * n;
   std::vector<int64_t> index(static_cast<size_t>(nodes), -1), low(static_cast<size_t>(nodes));
-  std::vector<uint8_t> leaves(static_cast<size_t>(nodes), 0), on_stack(static_cast<size_t>(nodes), 0);
+  std::vector<uint8_t> leaves(static_cast<size_t>(nodes), 0),
+      on_stack(static_cast<size_t>(nodes), 0);
   std::vector<int64_t> stack;
   std::vector<Frame> frames;
   int64_t next_index = 0;
@@ -343,11 +344,12 @@ TEST(Ergodicity, IsingSweepsHaveOneClosedClass) {
         const IsingParams p = make_ising_params(d, at.beta, at.h, 1);
         const ClassCount c =
             count_for<IsingModel>(dims, p, algorithm, ising_probes(p), Digits{2, true});
-        EXPECT_EQ(c.closed, 1)
-            << "Ising " << describe(dims) << " "
-            << (algorithm == UpdateAlgorithm::metropolis ? "metropolis" : "heatbath") << " beta "
-            << at.beta << " h " << at.h << ": " << c.closed << " closed classes, the largest of "
-            << c.largest << " of " << c.configurations << " configurations";
+        EXPECT_EQ(c.closed, 1) << "Ising " << describe(dims) << " "
+                               << (algorithm == UpdateAlgorithm::metropolis ? "metropolis"
+                                                                            : "heatbath")
+                               << " beta " << at.beta << " h " << at.h << ": " << c.closed
+                               << " closed classes, the largest of " << c.largest << " of "
+                               << c.configurations << " configurations";
       }
     }
   }
@@ -363,12 +365,12 @@ TEST(Ergodicity, PottsSweepsHaveOneClosedClass) {
           const PottsParams p = make_potts_params(d, q, at.beta, at.h, 1);
           const ClassCount c = count_for<PottsModel>(
               dims, p, algorithm, potts_probes(p, d, algorithm), Digits{q, false});
-          EXPECT_EQ(c.closed, 1)
-              << "Potts q = " << q << " " << describe(dims) << " "
-              << (algorithm == UpdateAlgorithm::metropolis ? "metropolis" : "heatbath")
-              << " beta " << at.beta << " h " << at.h << ": " << c.closed
-              << " closed classes, the largest of " << c.largest << " of " << c.configurations
-              << " configurations";
+          EXPECT_EQ(c.closed, 1) << "Potts q = " << q << " " << describe(dims) << " "
+                                 << (algorithm == UpdateAlgorithm::metropolis ? "metropolis"
+                                                                              : "heatbath")
+                                 << " beta " << at.beta << " h " << at.h << ": " << c.closed
+                                 << " closed classes, the largest of " << c.largest << " of "
+                                 << c.configurations << " configurations";
         }
       }
     }

@@ -55,7 +55,8 @@ TEST(FourierLangevin, ZeroModeRelaxesAtTheCommonRate) {
 // accepted (log alpha is 0 up to rounding), whatever the step.
 TEST(FourierLangevin, MalaAcceptsEveryFreeFieldProposal) {
   for (double epsilon : {0.05, 1.0, 20.0}) {
-    auto engine = make_cpu_engine(phi4({8, 6, 4}, 0.12, 0.0, -0.3, {UpdateAlgorithm::mala}, epsilon));
+    auto engine =
+        make_cpu_engine(phi4({8, 6, 4}, 0.12, 0.0, -0.3, {UpdateAlgorithm::mala}, epsilon));
     engine->initialize();
     engine->thermalization_sweep(0, 50);
     const StepTuning t = engine->step_tuning();

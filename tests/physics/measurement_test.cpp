@@ -21,8 +21,7 @@ std::vector<double> measure_once(Engine& engine, std::vector<double>& configurat
   engine.measure();
   MeasurementBatch batch;
   engine.collect(batch);
-  configuration.resize(static_cast<size_t>(engine.volume()) *
-                       engine.snapshot_format().components);
+  configuration.resize(static_cast<size_t>(engine.volume()) * engine.snapshot_format().components);
   engine.configuration(configuration.data());
   return batch.values;
 }

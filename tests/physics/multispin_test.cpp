@@ -68,26 +68,73 @@ TEST_P(Multispin, IdenticalToByteReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, Multispin,
-    ::testing::Values(
-        PackedCase{"Smallest_2x64_field", {2, 64}, 0.44, 0.3, {UpdateAlgorithm::metropolis},
-                   InitialState::hot, 200},
-        PackedCase{"Critical_64x64", {64, 64}, 0.44068679350977151, 0.0,
-                   {UpdateAlgorithm::metropolis}, InitialState::hot, 300},
-        PackedCase{"HeatBath_6x128_negative_field_replicas", {6, 128}, 0.6, -0.45,
-                   {UpdateAlgorithm::heatbath}, InitialState::cold, 200, 3},
-        PackedCase{"HeatBath_then_Metropolis_10x192", {10, 192}, 0.35, 0.0,
-                   {UpdateAlgorithm::heatbath, UpdateAlgorithm::metropolis}, InitialState::hot,
-                   100, 2},
-        PackedCase{"LowTemperature_16x64", {16, 64}, 1.0, 0.0, {UpdateAlgorithm::metropolis},
-                   InitialState::hot, 100},
-        PackedCase{"Ring_1d_256", {256}, 0.8, 0.1, {UpdateAlgorithm::metropolis},
-                   InitialState::hot, 300, 2},
-        PackedCase{"Cubic_6x4x64_heatbath_field", {6, 4, 64}, 0.22, -0.15,
-                   {UpdateAlgorithm::heatbath}, InitialState::hot, 100, 2},
-        PackedCase{"Cubic_8x8x64_critical", {8, 8, 64}, 0.2216544, 0.0,
-                   {UpdateAlgorithm::metropolis}, InitialState::hot, 100},
-        PackedCase{"Hypercubic_4x2x6x64", {4, 2, 6, 64}, 0.15, 0.05, {UpdateAlgorithm::metropolis},
-                   InitialState::hot, 60}),
+    ::testing::Values(PackedCase{"Smallest_2x64_field",
+                                 {2, 64},
+                                 0.44,
+                                 0.3,
+                                 {UpdateAlgorithm::metropolis},
+                                 InitialState::hot,
+                                 200},
+                      PackedCase{"Critical_64x64",
+                                 {64, 64},
+                                 0.44068679350977151,
+                                 0.0,
+                                 {UpdateAlgorithm::metropolis},
+                                 InitialState::hot,
+                                 300},
+                      PackedCase{"HeatBath_6x128_negative_field_replicas",
+                                 {6, 128},
+                                 0.6,
+                                 -0.45,
+                                 {UpdateAlgorithm::heatbath},
+                                 InitialState::cold,
+                                 200,
+                                 3},
+                      PackedCase{"HeatBath_then_Metropolis_10x192",
+                                 {10, 192},
+                                 0.35,
+                                 0.0,
+                                 {UpdateAlgorithm::heatbath, UpdateAlgorithm::metropolis},
+                                 InitialState::hot,
+                                 100,
+                                 2},
+                      PackedCase{"LowTemperature_16x64",
+                                 {16, 64},
+                                 1.0,
+                                 0.0,
+                                 {UpdateAlgorithm::metropolis},
+                                 InitialState::hot,
+                                 100},
+                      PackedCase{"Ring_1d_256",
+                                 {256},
+                                 0.8,
+                                 0.1,
+                                 {UpdateAlgorithm::metropolis},
+                                 InitialState::hot,
+                                 300,
+                                 2},
+                      PackedCase{"Cubic_6x4x64_heatbath_field",
+                                 {6, 4, 64},
+                                 0.22,
+                                 -0.15,
+                                 {UpdateAlgorithm::heatbath},
+                                 InitialState::hot,
+                                 100,
+                                 2},
+                      PackedCase{"Cubic_8x8x64_critical",
+                                 {8, 8, 64},
+                                 0.2216544,
+                                 0.0,
+                                 {UpdateAlgorithm::metropolis},
+                                 InitialState::hot,
+                                 100},
+                      PackedCase{"Hypercubic_4x2x6x64",
+                                 {4, 2, 6, 64},
+                                 0.15,
+                                 0.05,
+                                 {UpdateAlgorithm::metropolis},
+                                 InitialState::hot,
+                                 60}),
     [](const ::testing::TestParamInfo<PackedCase>& info) { return std::string(info.param.name); });
 
 TEST(Multispin, MeasuringEverySweepInTheLastPass) {
@@ -95,8 +142,13 @@ TEST(Multispin, MeasuringEverySweepInTheLastPass) {
   // second colour; with one sweep per measurement every pass ends in a measurement.
   for (const PackedCase& c :
        {PackedCase{"", {4, 64}, 0.5, 0.2, {UpdateAlgorithm::metropolis}, InitialState::hot, 40, 2},
-        PackedCase{"", {4, 6, 64}, 0.3, 0.0, {UpdateAlgorithm::metropolis, UpdateAlgorithm::heatbath},
-                   InitialState::cold, 30}}) {
+        PackedCase{"",
+                   {4, 6, 64},
+                   0.3,
+                   0.0,
+                   {UpdateAlgorithm::metropolis, UpdateAlgorithm::heatbath},
+                   InitialState::cold,
+                   30}}) {
     auto reference = make_cpu_engine(settings_of(c, false));
     auto packed = make_cpu_engine(settings_of(c, true));
     EXPECT_EQ(sample(*packed, 3, c.sweeps, 1), sample(*reference, 3, c.sweeps, 1));
@@ -108,9 +160,9 @@ TEST(Multispin, OverlappedSnapshots) {
   for (bool staged : {true, false}) {
     for (bool bits : {false, true}) {
       for (bool multispin : {true, false}) {
-        SCOPED_TRACE(::testing::Message() << (staged ? "staged" : "a chunk at a time")
-                                          << (bits ? ", bits" : ", bytes")
-                                          << (multispin ? ", packed" : ", byte storage"));
+        SCOPED_TRACE(::testing::Message()
+                     << (staged ? "staged" : "a chunk at a time") << (bits ? ", bits" : ", bytes")
+                     << (multispin ? ", packed" : ", byte storage"));
         EngineSettings s = settings_of(c, multispin);
         s.structure_factor_every = 0;
         s.snapshots = staged;  // without snapshots between sweeps no lexicographic copy is kept
@@ -127,7 +179,7 @@ TEST(Multispin, OverlappedSnapshots) {
 
 TEST(Multispin, CheckpointsMoveBetweenLayouts) {
   const PackedCase c{"", {6, 128}, 0.4, 0.02, {UpdateAlgorithm::metropolis}, InitialState::hot,
-                     0, 2};
+                     0,  2};
   std::vector<double> want, got_packed_first, got_bytes_first;
   std::vector<unsigned char> want_configuration;
   {

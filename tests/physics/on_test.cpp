@@ -37,7 +37,8 @@ EngineSettings on_settings(int n, std::vector<int64_t> dims, double beta, Sequen
 }
 
 TEST(OnExact, OracleHeisenbergRatioIsLangevinFunction) {
-  for (double k : {0.3, 1.0, 4.0}) EXPECT_NEAR(langevin_ratio(3, k), 1 / std::tanh(k) - 1 / k, 1e-12);
+  for (double k : {0.3, 1.0, 4.0})
+    EXPECT_NEAR(langevin_ratio(3, k), 1 / std::tanh(k) - 1 / k, 1e-12);
 }
 
 // A ring of 1024 spins: <s_i . s_{i+1}> of the infinite chain (corrections ~ A^L, far below

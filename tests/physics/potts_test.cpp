@@ -119,7 +119,8 @@ TEST(IsingRing, MetropolisAtZeroFieldAgainstEnumeration) {
     const auto series = sample(*engine, 1000, 200000, 1);
     const ExactIsing exact = exact_ising({12}, 0.6, 0.0);
     expect_z(series[0], q ? (exact.energy - 1.0) / 2 : exact.energy, "1D ring energy, h = 0");
-    if (!q) expect_z(map(series[1], [](double m) { return m * m; }), exact.magnetization_squared, "m^2");
+    if (!q)
+      expect_z(map(series[1], [](double m) { return m * m; }), exact.magnetization_squared, "m^2");
   }
 }
 

@@ -101,7 +101,7 @@ TEST(StructureFactor, IsingNearestNeighbourCorrelationIsTheEnergy) {
   for (double e : series[0]) energy += e;
   energy /= static_cast<double>(series[0].size());
   EXPECT_NEAR(t.g[24] + t.g[1], -energy, 1e-12);  // r = e_0 is index L_1, r = e_1 index 1
-  EXPECT_NEAR(t.g[0], 1.0, 1e-12);                 // s^2 = 1
+  EXPECT_NEAR(t.g[0], 1.0, 1e-12);                // s^2 = 1
   EXPECT_GT(t.xi2, 0.5);
 }
 
@@ -138,7 +138,8 @@ TEST(Timeslice, FreeFieldCorrelatorEveryMomentum) {
   }
   const double two_pi = 6.283185307179586;
   for (size_t j = 0; j < count; ++j) {
-    const double cos_p = std::cos(two_pi * momenta[2 * j] / 6) + std::cos(two_pi * momenta[2 * j + 1] / 6);
+    const double cos_p =
+        std::cos(two_pi * momenta[2 * j] / 6) + std::cos(two_pi * momenta[2 * j + 1] / 6);
     for (size_t dt = 0; dt < time; ++dt) {
       double exact = 0;
       for (size_t k = 0; k < time; ++k) {

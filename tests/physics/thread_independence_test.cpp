@@ -64,8 +64,8 @@ TEST(ThreadIndependence, Ising4d) {
 
 // Continuous models too: the CPU reductions sum in a fixed order, so even the doubles agree.
 TEST(ThreadIndependence, HeisenbergFloatMetropolisOverrelaxation) {
-  EngineSettings s = settings({12, 10, 8}, 0.69, 0.05, UpdateAlgorithm::metropolis,
-                              InitialState::hot);
+  EngineSettings s =
+      settings({12, 10, 8}, 0.69, 0.05, UpdateAlgorithm::metropolis, InitialState::hot);
   s.model = ModelKind::on;
   s.n = 3;
   s.precision = Precision::float32;
@@ -79,8 +79,8 @@ TEST(ThreadIndependence, XyHeatBath) {
   expect_thread_independent(s);
 }
 TEST(ThreadIndependence, Phi4) {
-  EngineSettings s = settings({16, 8, 6}, 0.0, 0.02, UpdateAlgorithm::metropolis,
-                              InitialState::hot);
+  EngineSettings s =
+      settings({16, 8, 6}, 0.0, 0.02, UpdateAlgorithm::metropolis, InitialState::hot);
   s.model = ModelKind::phi4;
   s.kappa = 0.18;
   s.lambda = 1.1;

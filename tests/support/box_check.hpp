@@ -68,8 +68,12 @@ struct BoxRun {
   std::vector<T> host_whole, host_local;
 
   BoxRun(const Exec& e, const Box<D>& b, int64_t whole_n, int64_t local_n)
-      : exec(e), box(b), whole(e.template allocate<T>(whole_n)),
-        local(e.template allocate<T>(local_n)), host_whole(whole_n), host_local(local_n) {}
+      : exec(e),
+        box(b),
+        whole(e.template allocate<T>(whole_n)),
+        local(e.template allocate<T>(local_n)),
+        host_whole(whole_n),
+        host_local(local_n) {}
 
   /// Compares the interior (site i of the box is element(i) of a variable's storage) and
   /// writes the whole lattice's ghosts into the box.
@@ -102,7 +106,8 @@ void expect_box_follows_whole(const Exec& exec, const Box<D>& box,
   using Spin = typename Model::Spin;
   BoxRun<Exec, D, Spin> run(exec, box, box.whole.volume(), box.local.volume());
   // Each starts on its own hot start: the same sites, since both are keyed by global site.
-  exec.for_each(box.whole.volume(), Initialize<D, Model>{box.whole, params, run.whole.data(), true});
+  exec.for_each(box.whole.volume(),
+                Initialize<D, Model>{box.whole, params, run.whole.data(), true});
   exec.for_each(box.local.volume(),
                 Initialize<D, Model, true>{box.local, params, run.local.data(), true});
   auto same = [&](int64_t i, int64_t w) {
@@ -134,8 +139,8 @@ void expect_box_follows_whole(const Exec& exec, const Box<D>& box,
 /// The multi-spin-coded kernels on a box: its packed words, refreshed from the whole lattice's
 /// bits between colours, give the whole lattice's spins on the interior.
 template <class Exec, int D>
-void expect_packed_box_follows_whole(const Exec& exec, const Box<D>& box,
-                                     const IsingParams& params, int sweeps) {
+void expect_packed_box_follows_whole(const Exec& exec, const Box<D>& box, const IsingParams& params,
+                                     int sweeps) {
   const PackedLattice<D> whole = PackedLattice<D>::make(box.whole);
   const PackedLattice<D> local = PackedLattice<D>::make(box.local);
   BoxRun<Exec, D, uint32_t> run(exec, box, 2 * whole.words, 2 * local.words);
@@ -145,7 +150,9 @@ void expect_packed_box_follows_whole(const Exec& exec, const Box<D>& box,
   auto bit = [](const std::vector<uint32_t>& words, int64_t position) {
     return (words[position / 32] >> (position % 32)) & 1;
   };
-  auto same = [&](int64_t i, int64_t w) { return bit(run.host_local, i) == bit(run.host_whole, w); };
+  auto same = [&](int64_t i, int64_t w) {
+    return bit(run.host_local, i) == bit(run.host_whole, w);
+  };
   auto refresh = [&](int64_t i, int64_t w) {
     uint32_t& word = run.host_local[i / 32];
     word = (word & ~(1u << (i % 32))) | (static_cast<uint32_t>(bit(run.host_whole, w)) << (i % 32));

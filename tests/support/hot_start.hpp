@@ -38,11 +38,12 @@ inline void expect_exact_hot_start(Engine& engine, int64_t measurements, double 
        [&](const double* o) { return std::llround(o[0] * volume) == 0 ? 1.0 : 0.0; }});
   const ExactIsing exact = exact_ising({4, 4}, kBetaC2d, 0.0);
   const double exact_e0 = exact.bond_distribution.at(0);
-  std::printf("[ estimate ] %d replicas x %lld measurements: e = %.7f +- %.7f (exact %.7f, "
-              "z = %+.2f); P(E = 0) = %.6f +- %.6f (exact %.6f, z = %+.2f)\n",
-              engine.replicas(), static_cast<long long>(measurements), a[0].mean, a[0].error,
-              exact.energy, (a[0].mean - exact.energy) / a[0].error, a[1].mean, a[1].error,
-              exact_e0, (a[1].mean - exact_e0) / a[1].error);
+  std::printf(
+      "[ estimate ] %d replicas x %lld measurements: e = %.7f +- %.7f (exact %.7f, "
+      "z = %+.2f); P(E = 0) = %.6f +- %.6f (exact %.6f, z = %+.2f)\n",
+      engine.replicas(), static_cast<long long>(measurements), a[0].mean, a[0].error, exact.energy,
+      (a[0].mean - exact.energy) / a[0].error, a[1].mean, a[1].error, exact_e0,
+      (a[1].mean - exact_e0) / a[1].error);
   EXPECT_LT(a[0].error, max_energy_error) << "too few samples";
   EXPECT_LT(std::fabs(a[0].mean - exact.energy), 4 * a[0].error)
       << "energy " << a[0].mean << " +- " << a[0].error << " from " << a[0].samples

@@ -38,15 +38,40 @@ inline std::vector<std::string> input_corpus(const std::string& source_dir) {
 /// One random mutation of text.
 inline std::string mutate(std::string text, std::mt19937_64& random) {
   auto pick = [&](size_t n) { return n == 0 ? size_t(0) : static_cast<size_t>(random() % n); };
-  const char* values[] = {"1e308",  "-1",     "9223372036854775807", "99999999999999999999",
-                          "nan",    "inf",    "-inf",                "0",
-                          "-0.0",   "\"x\"",  "[1, 2]",              "{ a = 1 }",
-                          "true",   "[]",     "\"\"",                "1979-05-27T07:32:00Z",
-                          "0x7fff", "1_000",  "\"\\u0000\"",         "[[1], [2, [3]]]"};
-  const char* keys[] = {"lattice.dims", "model.beta",   "model.kind",  "model.q",
-                        "model.n",      "model.kappa",  "update.step", "update.sequence",
-                        "run.seed",     "run.replicas", "run.walltime", "output.path",
-                        "measure.timeslice_momenta",    "run.checkpoint_minutes"};
+  const char* values[] = {"1e308",
+                          "-1",
+                          "9223372036854775807",
+                          "99999999999999999999",
+                          "nan",
+                          "inf",
+                          "-inf",
+                          "0",
+                          "-0.0",
+                          "\"x\"",
+                          "[1, 2]",
+                          "{ a = 1 }",
+                          "true",
+                          "[]",
+                          "\"\"",
+                          "1979-05-27T07:32:00Z",
+                          "0x7fff",
+                          "1_000",
+                          "\"\\u0000\"",
+                          "[[1], [2, [3]]]"};
+  const char* keys[] = {"lattice.dims",
+                        "model.beta",
+                        "model.kind",
+                        "model.q",
+                        "model.n",
+                        "model.kappa",
+                        "update.step",
+                        "update.sequence",
+                        "run.seed",
+                        "run.replicas",
+                        "run.walltime",
+                        "output.path",
+                        "measure.timeslice_momenta",
+                        "run.checkpoint_minutes"};
   switch (random() % 10) {
     case 0:  // flip bytes
       for (int i = 0, n = 1 + pick(4); i < n && !text.empty(); ++i)
@@ -70,7 +95,8 @@ inline std::string mutate(std::string text, std::mt19937_64& random) {
       const size_t start = text.rfind('\n', pick(text.size() + 1));
       const size_t line_start = start == std::string::npos ? 0 : start + 1;
       const size_t end = text.find('\n', line_start);
-      const std::string line = text.substr(line_start, end == std::string::npos ? end : end - line_start);
+      const std::string line =
+          text.substr(line_start, end == std::string::npos ? end : end - line_start);
       text.insert(line_start, line + "\n");
       break;
     }
@@ -114,9 +140,13 @@ inline std::string mutate(std::string text, std::mt19937_64& random) {
       break;
     }
     default: {  // huge lattices and counts
-      const char* huge[] = {"dims = [65536, 65536, 65536]", "dims = [2147483648, 2]",
-                            "dims = [0, 16]", "dims = [3, 16]", "dims = [16, 16, 16, 16, 16]",
-                            "measurements = 9223372036854775807", "replicas = 4294967297"};
+      const char* huge[] = {"dims = [65536, 65536, 65536]",
+                            "dims = [2147483648, 2]",
+                            "dims = [0, 16]",
+                            "dims = [3, 16]",
+                            "dims = [16, 16, 16, 16, 16]",
+                            "measurements = 9223372036854775807",
+                            "replicas = 4294967297"};
       text += std::string("\n[lattice]\n") + huge[pick(std::size(huge))] + "\n";
     }
   }

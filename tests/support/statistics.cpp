@@ -37,8 +37,7 @@ void expect_z(const std::vector<double>& series, double exact, const std::string
 std::vector<unsigned char> configuration_bytes(Engine& engine) {
   const SnapshotFormat f = engine.snapshot_format();
   std::vector<unsigned char> out(static_cast<size_t>(engine.replicas() * engine.volume()) *
-                                 f.components *
-                                 element_bytes(f.type));
+                                 f.components * element_bytes(f.type));
   engine.configuration(out.data());
   return out;
 }
@@ -48,7 +47,8 @@ namespace {
 std::vector<unsigned char> pack_bits(const std::vector<unsigned char>& spins) {
   std::vector<unsigned char> bits(spins.size() / 8, 0);
   for (size_t i = 0; i < spins.size(); ++i) {
-    if (static_cast<signed char>(spins[i]) > 0) bits[i / 8] |= static_cast<unsigned char>(1u << (i % 8));
+    if (static_cast<signed char>(spins[i]) > 0)
+      bits[i / 8] |= static_cast<unsigned char>(1u << (i % 8));
   }
   return bits;
 }

@@ -53,7 +53,8 @@ TEST(BackgroundWriter, DestructionFinishesPendingJobs) {
   std::atomic<int> ran{0};
   {
     BackgroundWriter writer;
-    for (int i = 0; i < 10; ++i) writer.submit([&] {
+    for (int i = 0; i < 10; ++i)
+      writer.submit([&] {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
         ++ran;
       });

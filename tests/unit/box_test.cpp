@@ -27,7 +27,8 @@ void expect_global_names(const Box<3>& box) {
     const int64_t j = i - colour * box.local.half_volume;
     // The same site, named by its whole-lattice lexicographic index, of the flipped colour.
     const int whole_colour = w >= box.whole.half_volume;
-    const int64_t name = box.whole.lex_index(w - whole_colour * box.whole.half_volume, whole_colour);
+    const int64_t name =
+        box.whole.lex_index(w - whole_colour * box.whole.half_volume, whole_colour);
     EXPECT_EQ(box.local.site_index<true>(j, colour), name);
     EXPECT_EQ(whole_colour, colour ^ box.local.colour_flip());
     if (interior) {
@@ -79,8 +80,7 @@ TEST(Box, PottsAndContinuousInteriorsFollowTheWholeLattice) {
       {UpdateAlgorithm::metropolis, UpdateAlgorithm::heatbath}, 3);
   expect_box_follows_whole<CpuExec, 2, OnModel<double, 3>>(
       exec, box, OnParams{7, 0.7, 0.1, 0.8, 2, 2},
-      {UpdateAlgorithm::metropolis, UpdateAlgorithm::heatbath, UpdateAlgorithm::overrelaxation},
-      2);
+      {UpdateAlgorithm::metropolis, UpdateAlgorithm::heatbath, UpdateAlgorithm::overrelaxation}, 2);
   expect_box_follows_whole<CpuExec, 2, Phi4Model<float>>(
       exec, box, Phi4Params{8, 0.18, 1.1, 0.05, 1.5, 2, 2},
       {UpdateAlgorithm::metropolis, UpdateAlgorithm::overrelaxation}, 2);

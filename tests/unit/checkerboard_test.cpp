@@ -107,9 +107,10 @@ namespace lattica {
 namespace {
 
 TEST(FastDivisor, ExactForEveryDivisorShapeAndEdgeNumerator) {
-  std::vector<uint32_t> divisors{1, 2, 3, 5, 6, 7, 31, 32, 33, 64, 100, 641, 1024, 4095, 4096,
-                                 4097, 65535, 65536, 65537, 1000003, 0x7FFFFFFFu, 0x80000000u,
-                                 0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+  std::vector<uint32_t> divisors{
+      1,     2,       3,           5,           6,           7,           31,         32,    33,
+      64,    100,     641,         1024,        4095,        4096,        4097,       65535, 65536,
+      65537, 1000003, 0x7FFFFFFFu, 0x80000000u, 0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu};
   uint64_t state = 12345;
   auto next = [&] {  // splitmix64
     state += 0x9E3779B97F4A7C15ULL;
@@ -118,10 +119,12 @@ TEST(FastDivisor, ExactForEveryDivisorShapeAndEdgeNumerator) {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
   };
-  for (int i = 0; i < 200; ++i) divisors.push_back(static_cast<uint32_t>(next() >> (next() % 32)) | 1u);
+  for (int i = 0; i < 200; ++i)
+    divisors.push_back(static_cast<uint32_t>(next() >> (next() % 32)) | 1u);
   for (uint32_t d : divisors) {
     const FastDivisor f = FastDivisor::make(d);
-    std::vector<uint32_t> numerators{0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, 0xFFFFFFFFu,
+    std::vector<uint32_t> numerators{0,           1,           d - 1,      d,
+                                     d + 1,       2 * d - 1,   2 * d,      0xFFFFFFFFu,
                                      0xFFFFFFFEu, 0x80000000u, 0x7FFFFFFFu};
     for (int i = 0; i < 2000; ++i) numerators.push_back(static_cast<uint32_t>(next()));
     for (uint32_t n : numerators) ASSERT_EQ(f.divide(n), n / d) << n << " / " << d;

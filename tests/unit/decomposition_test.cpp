@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "kernels/backend/cpu_exec.hpp"
-#include "sim/engine/decomposed_box.hpp"
 #include "sim/decomposition.hpp"
+#include "sim/engine/decomposed_box.hpp"
 #include "sim/engine/engine.hpp"
 
 namespace lattica {
@@ -166,14 +166,16 @@ void expect_blocks_cover_interior(const std::vector<int64_t>& dims, const std::v
     // unit t % half_last of the block's (t / half_last)-th row, after `base`.
     const int64_t base = 1000;
     std::vector<int64_t> seen;
-    over_row_block(block, lattice.half_last, base, [&](int64_t i) { seen.push_back(i); },
-                   [&](int64_t n, const auto& g) {
-                     for (int64_t t = 0; t < n; ++t) g(t);
-                   });
+    over_row_block(
+        block, lattice.half_last, base, [&](int64_t i) { seen.push_back(i); },
+        [&](int64_t n, const auto& g) {
+          for (int64_t t = 0; t < n; ++t) g(t);
+        });
     ASSERT_EQ(static_cast<int64_t>(seen.size()), block.rows * lattice.half_last);
     for (int64_t t = 0; t < static_cast<int64_t>(seen.size()); ++t) {
       const int64_t row = block.row(static_cast<uint32_t>(t / lattice.half_last));
-      ASSERT_EQ(seen[static_cast<size_t>(t)], base + row * lattice.half_last + t % lattice.half_last);
+      ASSERT_EQ(seen[static_cast<size_t>(t)],
+                base + row * lattice.half_last + t % lattice.half_last);
     }
   });
   int split_axes = 0;

@@ -34,7 +34,8 @@ TEST(IsingTable, HeatBathProbabilities) {
     for (int up = 0; up < 2; ++up) {
       const int s = up ? 1 : -1;
       const double field = s * (6 - 2 * a) + h;
-      const double p_up = std::exp(beta * field) / (std::exp(beta * field) + std::exp(-beta * field));
+      const double p_up =
+          std::exp(beta * field) / (std::exp(beta * field) + std::exp(-beta * field));
       EXPECT_NEAR(probability(p.flip_threshold[1][up][a]), up ? 1 - p_up : p_up, 1e-9);
     }
   }

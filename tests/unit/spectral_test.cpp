@@ -30,9 +30,9 @@ StructureFactorSums one_sample(const std::vector<int64_t>& dims, const std::vect
   sums.samples = 1;
   sums.power_sum.assign(static_cast<size_t>(modes), 0.0);
   sums.power_squares.assign(static_cast<size_t>(modes), 0.0);
-  exec.for_each(modes, AccumulatePower{spectrum.data(), sums.power_sum.data(),
-                                       sums.power_squares.data(), modes, 1, 1,
-                                       static_cast<double>(volume)});
+  exec.for_each(modes,
+                AccumulatePower{spectrum.data(), sums.power_sum.data(), sums.power_squares.data(),
+                                modes, 1, 1, static_cast<double>(volume)});
   double mean = 0;
   for (double x : field) mean += x;
   sums.mean_field_sum = {mean / volume};
@@ -44,7 +44,8 @@ TEST(Spectral, PlaneWavePowerSitsAtItsMomentum) {
   const std::vector<int64_t> dims{12, 10};
   std::vector<double> field(120);
   for (int x = 0; x < 12; ++x)
-    for (int y = 0; y < 10; ++y) field[x * 10 + y] = std::cos(kTwoPi * (2.0 * x / 12 + 3.0 * y / 10));
+    for (int y = 0; y < 10; ++y)
+      field[x * 10 + y] = std::cos(kTwoPi * (2.0 * x / 12 + 3.0 * y / 10));
   const StructureFactorTables t = structure_factor_tables(one_sample(dims, field));
   ASSERT_EQ(t.spectrum_shape, (std::vector<int64_t>{12, 6}));
   // |sum_x cos(k0.x) e^{-ik.x}|^2 / V = V / 4 at k = +-k0; the stored half holds k0 = (2, 3).

@@ -69,9 +69,10 @@ class LangevinPass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mode
   static const PassContext<Exec, D, Model, Storage>& checked(
       const PassContext<Exec, D, Model, Storage>& c) {
     if (c.box) {
-      throw InputError("update.sequence: langevin and mala move the whole lattice through its "
-                       "Fourier modes; they are not available with " +
-                       std::to_string(c.settings.communicator->size()) + " ranks yet");
+      throw InputError(
+          "update.sequence: langevin and mala move the whole lattice through its "
+          "Fourier modes; they are not available with " +
+          std::to_string(c.settings.communicator->size()) + " ranks yet");
     }
     return c;
   }

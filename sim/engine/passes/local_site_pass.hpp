@@ -46,14 +46,15 @@ class LocalSitePass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mod
 
   void run(UpdateAlgorithm algorithm, uint32_t index, uint64_t sweep, bool counting,
            Sums*) override {
-    const bool count = counting && metropolis_entries_ > 0 && algorithm == UpdateAlgorithm::metropolis;
+    const bool count =
+        counting && metropolis_entries_ > 0 && algorithm == UpdateAlgorithm::metropolis;
     uint8_t* accepted = count ? accepted_.data() : nullptr;
     Spin* sites = c_.storage.sites();
     for (int colour = 0; colour < 2; ++colour) {
       if (c_.box) {
         const int local = c_.box->local_colour(colour);
-        const UpdateColour<D, Model, true> update{c_.lattice, c_.params, sites, accepted, local,
-                                                  algorithm, index, sweep};
+        const UpdateColour<D, Model, true> update{c_.lattice, c_.params, sites, accepted,
+                                                  local,      algorithm, index, sweep};
         c_.box->update_colour(local, sites, [&](const RowBlock<D>& block) {
           for (int r = 0; r < c_.settings.replicas; ++r) {  // the update's index: r * V/2 + site
             over_row_block(block, c_.lattice.half_last, r * c_.lattice.half_volume, update,
@@ -86,8 +87,8 @@ class LocalSitePass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mod
     long long accepted = 0;
     for (long long a : host_slots_) accepted += a;
     if (c_.box) sum_over_ranks(c_.box->communicator(), &accepted, 1);
-    const double proposals = static_cast<double>(sweeps) * metropolis_entries_ *
-                             c_.settings.hits * static_cast<double>(volume_of(c_.settings.dims)) *
+    const double proposals = static_cast<double>(sweeps) * metropolis_entries_ * c_.settings.hits *
+                             static_cast<double>(volume_of(c_.settings.dims)) *
                              c_.settings.replicas;
     acceptance_ = proposals > 0 ? accepted / proposals : -1.0;
     if constexpr (Model::kTunableStep) {
@@ -115,8 +116,8 @@ class LocalSitePass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mod
 
   PassContext<Exec, D, Model, Storage> c_;
   int metropolis_entries_ = 0;  ///< counted and tuned: models with a tunable step only
-  typename Exec::template Buffer<uint8_t> accepted_;   ///< per site, while counting
-  typename Exec::template Buffer<long long> slots_;    ///< per counted half-pass of a block
+  typename Exec::template Buffer<uint8_t> accepted_;  ///< per site, while counting
+  typename Exec::template Buffer<long long> slots_;   ///< per counted half-pass of a block
   int64_t next_slot_ = 0;
   std::vector<long long> host_slots_;
   double acceptance_ = -1.0;
