@@ -194,8 +194,9 @@ TEST(Config, UnknownSectionIsRejectedWithPosition) {
 TEST(Config, UnknownKeyIsRejectedWithPositionAndKnownKeys) {
   const auto e = errors_of(with_key_in("model", "temperature = 2.0"));
   ASSERT_EQ(e.size(), 1u);
-  EXPECT_TRUE(has_message(e, {"in.toml:5:1:", "unknown key 'model.temperature'",
-                              "known keys in [model]: kind, q, n, beta, kappa, lambda, h, precision"}));
+  EXPECT_TRUE(
+      has_message(e, {"in.toml:5:1:", "unknown key 'model.temperature'",
+                      "known keys in [model]: kind, q, n, beta, kappa, lambda, h, precision"}));
   EXPECT_TRUE(
       has_message(errors_of(with_key_in("run", "sweeps = 5")),
                   {"in.toml:9:1:", "'run.sweeps'", "thermalization", "measure_every", "device"}));
@@ -364,8 +365,8 @@ TEST(Config, PottsNeedsQInRangeAndIsingRefusesIt) {
   EXPECT_NE(c.resolved_toml.find("q = 3"), std::string::npos);
   EXPECT_TRUE(has_message(errors_of(with_q("1")), {"model.q = 1", "between 2 and 256"}));
   EXPECT_TRUE(has_message(errors_of(with_q("257")), {"model.q = 257", "between 2 and 256"}));
-  EXPECT_TRUE(has_message(errors_of(with_key_in("model", "q = 3")),
-                          {"model.q = 3", "only Potts models"}));
+  EXPECT_TRUE(
+      has_message(errors_of(with_key_in("model", "q = 3")), {"model.q = 3", "only Potts models"}));
 }
 
 TEST(Config, OneDimensionalZeroFieldMetropolisIsAccepted) {
@@ -465,8 +466,7 @@ TEST(Config, TooManySweepsAreRejected) {
   const auto e = errors_of(text);
   ASSERT_EQ(e.size(), 1u);
   EXPECT_TRUE(has_message(
-      e,
-      {"in.toml", "run.thermalization + run.measurements * run.measure_every", "2^44 sweeps"}));
+      e, {"in.toml", "run.thermalization + run.measurements * run.measure_every", "2^44 sweeps"}));
 }
 
 TEST(Config, CountsAboveTheirLimitAreRejected) {
@@ -784,8 +784,9 @@ TEST(Config, OnModelDefaultsAndSequence) {
   EXPECT_TRUE(c.tune_step);
   EXPECT_EQ(c.target_acceptance, 0.5);
   const Config d = parse_config(
-      kXy + "[update]\nsequence = [\"heatbath\", \"overrelaxation\", \"overrelaxation\"]\n"
-            "hits = 2\nstep = 0.3\ntune = false\ntarget_acceptance = 0.4\n",
+      kXy +
+          "[update]\nsequence = [\"heatbath\", \"overrelaxation\", \"overrelaxation\"]\n"
+          "hits = 2\nstep = 0.3\ntune = false\ntarget_acceptance = 0.4\n",
       "xy.toml");
   EXPECT_EQ(d.sequence, (std::vector<std::string>{"heatbath", "overrelaxation", "overrelaxation"}));
   EXPECT_EQ(d.algorithm, "heatbath, overrelaxation, overrelaxation");
@@ -807,23 +808,24 @@ TEST(Config, OnModelDefaultsAndSequence) {
 }
 
 TEST(Config, Phi4KeysAndPrecision) {
-  const Config c = parse_config(kPhi4 + "[update]\nsequence = [\"metropolis\", "
-                                        "\"overrelaxation\"]\nhits = 4\n",
+  const Config c = parse_config(kPhi4 +
+                                    "[update]\nsequence = [\"metropolis\", "
+                                    "\"overrelaxation\"]\nhits = 4\n",
                                 "phi4.toml");
   EXPECT_EQ(c.kappa, 0.2);
   EXPECT_EQ(c.lambda, 0.5);
   EXPECT_EQ(c.engine_settings().model, ModelKind::phi4);
   EXPECT_EQ(parse_config(c.resolved_toml, "r.toml").lambda, 0.5);
-  const std::string single = std::string(kPhi4).insert(kPhi4.find("[run]"),
-                                                        "precision = \"float\"\n");
+  const std::string single =
+      std::string(kPhi4).insert(kPhi4.find("[run]"), "precision = \"float\"\n");
   EXPECT_EQ(parse_config(single, "phi4.toml").engine_settings().precision, Precision::float32);
 }
 
 TEST(Config, ContinuousModelErrorsNameKeyValueAndReason) {
   EXPECT_TRUE(has_message(errors_of(std::string(kXy).replace(kXy.find("n = 2"), 5, "n = 7")),
                           {"model.n = 7", "between 2 and 4"}));
-  EXPECT_TRUE(has_message(
-      errors_of(std::string(kXy).replace(kXy.find("n = 2\n"), 6, "")), {"model.n is missing"}));
+  EXPECT_TRUE(has_message(errors_of(std::string(kXy).replace(kXy.find("n = 2\n"), 6, "")),
+                          {"model.n is missing"}));
   EXPECT_TRUE(has_message(
       errors_of(std::string(kPhi4).insert(kPhi4.find("[run]"), "beta = 0.3\n")),
       {"model.beta = 0.3", "phi^4 has no inverse temperature", "model.kappa and model.lambda"}));
@@ -832,9 +834,10 @@ TEST(Config, ContinuousModelErrorsNameKeyValueAndReason) {
   EXPECT_TRUE(has_message(errors_of(kXy + "[update]\nsequence = [\"overrelaxation\"]\n"),
                           {"update.sequence", "not ergodic"}));
   EXPECT_TRUE(has_message(errors_of(kPhi4 + "[update]\nsequence = [\"heatbath\"]\n"),
-                          {"update.sequence", "entry 'heatbath' is not allowed", "\"metropolis\", \"overrelaxation\""}));
-  EXPECT_TRUE(has_message(errors_of(kXy + "[update]\nsequence = []\n"),
-                          {"update.sequence", "1 to 16"}));
+                          {"update.sequence", "entry 'heatbath' is not allowed",
+                           "\"metropolis\", \"overrelaxation\""}));
+  EXPECT_TRUE(
+      has_message(errors_of(kXy + "[update]\nsequence = []\n"), {"update.sequence", "1 to 16"}));
   EXPECT_TRUE(has_message(
       errors_of(kXy + "[update]\nalgorithm = \"heatbath\"\nsequence = [\"heatbath\"]\n"),
       {"update.sequence", "not both"}));
@@ -843,8 +846,8 @@ TEST(Config, ContinuousModelErrorsNameKeyValueAndReason) {
   EXPECT_TRUE(has_message(errors_of(kXy + "[update]\nstep = 0\n"), {"update.step = 0", "> 0"}));
   EXPECT_TRUE(has_message(errors_of(kXy + "[update]\ntarget_acceptance = 1.0\n"),
                           {"update.target_acceptance = 1.0", "between 0 and 1"}));
-  EXPECT_TRUE(has_message(errors_of(kXy + "[update]\ntune = \"yes\"\n"),
-                          {"update.tune", "true or false"}));
+  EXPECT_TRUE(
+      has_message(errors_of(kXy + "[update]\ntune = \"yes\"\n"), {"update.tune", "true or false"}));
   EXPECT_TRUE(has_message(errors_of(with_section("update", "step = 0.5")),
                           {"update.step = 0.5", "only continuous models"}));
   EXPECT_TRUE(has_message(errors_of(with_key_in("model", "precision = \"float\"")),
@@ -856,13 +859,14 @@ TEST(Config, ContinuousModelErrorsNameKeyValueAndReason) {
 }
 
 TEST(Config, FourierLangevinKeys) {
-  const Config c = parse_config(kPhi4 + "[update]\nsequence = [\"mala\", \"overrelaxation\", "
-                                        "\"langevin\"]\nlangevin_step = 0.25\n",
+  const Config c = parse_config(kPhi4 +
+                                    "[update]\nsequence = [\"mala\", \"overrelaxation\", "
+                                    "\"langevin\"]\nlangevin_step = 0.25\n",
                                 "phi4.toml");
   const EngineSettings s = c.engine_settings();
-  EXPECT_EQ(s.sequence, (std::vector<UpdateAlgorithm>{UpdateAlgorithm::mala,
-                                                      UpdateAlgorithm::overrelaxation,
-                                                      UpdateAlgorithm::langevin}));
+  EXPECT_EQ(s.sequence,
+            (std::vector<UpdateAlgorithm>{UpdateAlgorithm::mala, UpdateAlgorithm::overrelaxation,
+                                          UpdateAlgorithm::langevin}));
   EXPECT_EQ(s.langevin_step, 0.25);
   EXPECT_EQ(parse_config(c.resolved_toml, "r.toml").langevin_step, 0.25);
   EXPECT_EQ(parse_config(kPhi4 + "[update]\nalgorithm = \"langevin\"\n", "p.toml").langevin_step,
@@ -874,12 +878,12 @@ TEST(Config, FourierLangevinKeys) {
   EXPECT_TRUE(has_message(errors_of(kXy + "[update]\nalgorithm = \"langevin\"\n"),
                           {"update.algorithm", "langevin", "\"metropolis\", \"heatbath\""}));
   // The Gaussian model has no equilibrium at kappa >= 1/(2d), whatever the algorithm.
-  const std::string gaussian = std::string(kPhi4).replace(kPhi4.find("lambda = 0.5"), 12,
-                                                          "lambda = 0.0");
+  const std::string gaussian =
+      std::string(kPhi4).replace(kPhi4.find("lambda = 0.5"), 12, "lambda = 0.0");
   EXPECT_NO_THROW(parse_config(gaussian, "in.toml"));
-  EXPECT_TRUE(has_message(errors_of(std::string(gaussian).replace(gaussian.find("kappa = 0.2"),
-                                                                   11, "kappa = 0.25")),
-                          {"model.kappa = 0.25", "unbounded below", "1/(2d) = 0.25"}));
+  EXPECT_TRUE(has_message(
+      errors_of(std::string(gaussian).replace(gaussian.find("kappa = 0.2"), 11, "kappa = 0.25")),
+      {"model.kappa = 0.25", "unbounded below", "1/(2d) = 0.25"}));
 }
 
 TEST(Config, KappaAndLambdaCanBeSwept) {
