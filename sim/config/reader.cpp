@@ -1,5 +1,6 @@
 #include "sim/config/reader.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>

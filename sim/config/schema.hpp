@@ -14,7 +14,8 @@
 
 namespace lattica::config {
 
-/// How a key's value is read and checked.
+/// How a key's value is read and checked. choice_list, grid and duration rows are optional
+/// keys (Presence::optional): they have no default.
 enum class KeyType {
   integer,      ///< an integer in [min_int, max_int]
   number,       ///< a finite integer or float >= min, and within the interval when it has one
@@ -97,7 +98,11 @@ struct KeySpec {
   const char* hint = "";      ///< what the key is, in parentheses in messages
   const char* doc = nullptr;  ///< the README's meaning; the hint when null
 
-  KeySpec& required() { return presence = Presence::required, *this; }
+  // Setters that build a row; each returns the row for the next.
+  KeySpec& required() {
+    presence = Presence::required;
+    return *this;
+  }
   KeySpec& defaults_to(int v) { return defaulted(Fallback(std::in_place_type<int64_t>, v)); }
   KeySpec& defaults_to(double v) { return defaulted(Fallback(std::in_place_type<double>, v)); }
   KeySpec& defaults_to(bool v) { return defaulted(Fallback(std::in_place_type<bool>, v)); }
@@ -105,36 +110,68 @@ struct KeySpec {
     return defaulted(Fallback(std::in_place_type<const char*>, v));
   }
   KeySpec& computed(std::string (*make)(const std::string&), const char* doc_text) {
-    presence = Presence::from_source, from_source = make, default_doc = doc_text;
+    presence = Presence::from_source;
+    from_source = make;
+    default_doc = doc_text;
     return *this;
   }
-  KeySpec& range(int64_t lo, int64_t hi) { return min_int = lo, max_int = hi, *this; }
-  KeySpec& at_least(double lo) { return min = lo, *this; }
+  KeySpec& range(int64_t lo, int64_t hi) {
+    min_int = lo;
+    max_int = hi;
+    return *this;
+  }
+  KeySpec& at_least(double lo) {
+    min = lo;
+    return *this;
+  }
   KeySpec& within(bool lo_open, double hi, bool hi_open, const char* reason) {
-    min_open = lo_open, max = hi, max_open = hi_open, bound_reason = reason;
+    min_open = lo_open;
+    max = hi;
+    max_open = hi_open;
+    bound_reason = reason;
     return *this;
   }
   KeySpec& one_of(std::vector<Choice> allowed, size_t items = 1) {
-    choices = std::move(allowed), max_items = items;
+    choices = std::move(allowed);
+    max_items = items;
     return *this;
   }
-  KeySpec& for_models(unsigned bits) { return models = bits, *this; }
+  KeySpec& for_models(unsigned bits) {
+    models = bits;
+    return *this;
+  }
   KeySpec& when(bool (*condition)(const Config&), const char* doc_text) {
-    also_when = condition, when_doc = doc_text;
+    also_when = condition;
+    when_doc = doc_text;
     return *this;
   }
-  KeySpec& refused_with(const char* reason) { return refusal = reason, *this; }
-  KeySpec& alias() { return echo = false, chain = ChainRole::no, *this; }
-  KeySpec& chain_role(ChainRole role) { return chain = role, *this; }
-  KeySpec& sweep() { return sweepable = true, *this; }
+  KeySpec& refused_with(const char* reason) {
+    refusal = reason;
+    return *this;
+  }
+  KeySpec& alias() {
+    echo = false;
+    chain = ChainRole::no;
+    return *this;
+  }
+  KeySpec& chain_role(ChainRole role) {
+    chain = role;
+    return *this;
+  }
+  KeySpec& sweep() {
+    sweepable = true;
+    return *this;
+  }
   KeySpec& explained(const char* hint_text, const char* doc_text = nullptr) {
-    hint = hint_text, doc = doc_text;
+    hint = hint_text;
+    doc = doc_text;
     return *this;
   }
 
  private:
   KeySpec& defaulted(Fallback v) {
-    presence = Presence::defaulted, fallback = v;
+    presence = Presence::defaulted;
+    fallback = v;
     return *this;
   }
 };
