@@ -1,5 +1,6 @@
 #pragma once
-// Input schema: parsing, command-line overrides and validation of a Lattica TOML input.
+// A Lattica TOML input: parsing, command-line overrides and validation (in sim/config/, driven
+// by the one table of keys in sim/config/schema.cpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -69,9 +70,9 @@ struct Config {
   std::string output_path;
   int64_t snapshot_every = 0;
   std::string snapshot_packing = "bytes";  ///< or "bits" (Ising: 8 spins per byte)
-  bool structure_factor = false;       ///< measure.structure_factor
-  int64_t structure_factor_every = 1;  ///< on every k-th measurement
-  bool timeslice = false;              ///< measure.timeslice
+  bool structure_factor = false;           ///< measure.structure_factor
+  int64_t structure_factor_every = 1;      ///< on every k-th measurement
+  bool timeslice = false;                  ///< measure.timeslice
   int64_t timeslice_every = 1;
   int timeslice_momenta = 1;  ///< N momenta per spatial axis besides p = 0
   int64_t flush_every = 1000;
@@ -109,9 +110,9 @@ Config load_config(const std::string& path, const ConfigOverrides& overrides = {
 std::vector<std::string> chain_differences(const std::string& before, const std::string& now);
 
 /// Every run an input describes: one point, or one per point of a parameter sweep (lists or
-/// {start, stop, num} ranges for model.beta, model.kappa, model.lambda and model.h, a list of arrays for lattice.dims;
-/// points are the cartesian product, the last swept key varying fastest). A sweep's points
-/// write <stem>.<index><ext> with the seed hashed from (run.seed, index).
+/// {start, stop, num} ranges for model.beta, model.kappa, model.lambda and model.h, a list of
+/// arrays for lattice.dims; points are the cartesian product, the last swept key varying fastest).
+/// A sweep's points write <stem>.<index><ext> with the seed hashed from (run.seed, index).
 struct RunPlan {
   std::vector<Config> points;
   std::vector<std::string> swept;  ///< swept keys; empty for a single run
@@ -120,5 +121,9 @@ struct RunPlan {
 RunPlan parse_plan(const std::string& text, const std::string& source_name,
                    const ConfigOverrides& overrides = {});
 RunPlan load_plan(const std::string& path, const ConfigOverrides& overrides = {});
+
+/// The README's input reference: a markdown table of every key (type, default, models,
+/// meaning), written from the schema in sim/config/schema.cpp.
+std::string input_reference_markdown();
 
 }  // namespace lattica

@@ -32,7 +32,8 @@ TEST(ConfigFuzz, MutatedInputsParseOrAreRefusedWithMessages) {
   double slowest = 0;
   for (long i = 0; i < iterations; ++i) {
     std::string text = seeds[random() % seeds.size()];
-    for (int m = 0, n = 1 + static_cast<int>(random() % 3); m < n; ++m) text = test::mutate(text, random);
+    for (int m = 0, n = 1 + static_cast<int>(random() % 3); m < n; ++m)
+      text = test::mutate(text, random);
     const auto start = std::chrono::steady_clock::now();
     try {
       const RunPlan plan = parse_plan(text, "fuzz.toml");
@@ -44,9 +45,11 @@ TEST(ConfigFuzz, MutatedInputsParseOrAreRefusedWithMessages) {
       ++refused;
     } catch (const std::exception& e) {
       ADD_FAILURE() << "mutant " << i << ": " << typeid(e).name() << ": " << e.what()
-                    << "\n--- input ---\n" << text.substr(0, 2000);
+                    << "\n--- input ---\n"
+                    << text.substr(0, 2000);
     }
-    slowest = std::max(slowest, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    slowest = std::max(
+        slowest, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::printf("[ fuzz     ] %ld mutants: %ld accepted, %ld refused; slowest %.3f s\n", iterations,
               accepted, refused, slowest);

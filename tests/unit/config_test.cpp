@@ -1,5 +1,6 @@
-// Input parsing and validation: every rejection path of sim/config.cpp with its message,
-// command-line overrides, defaults, and the resolved configuration written to the output.
+// Input parsing and validation: every rejection path of sim/config/ with its message,
+// command-line overrides, defaults, the resolved configuration written to the output, and the
+// README's input reference against the schema.
 
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <initializer_list>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -194,8 +196,9 @@ TEST(Config, UnknownSectionIsRejectedWithPosition) {
 TEST(Config, UnknownKeyIsRejectedWithPositionAndKnownKeys) {
   const auto e = errors_of(with_key_in("model", "temperature = 2.0"));
   ASSERT_EQ(e.size(), 1u);
-  EXPECT_TRUE(has_message(e, {"in.toml:5:1:", "unknown key 'model.temperature'",
-                              "known keys in [model]: kind, q, n, beta, kappa, lambda, h, precision"}));
+  EXPECT_TRUE(
+      has_message(e, {"in.toml:5:1:", "unknown key 'model.temperature'",
+                      "known keys in [model]: kind, q, n, beta, kappa, lambda, h, precision"}));
   EXPECT_TRUE(
       has_message(errors_of(with_key_in("run", "sweeps = 5")),
                   {"in.toml:9:1:", "'run.sweeps'", "thermalization", "measure_every", "device"}));
@@ -364,8 +367,8 @@ TEST(Config, PottsNeedsQInRangeAndIsingRefusesIt) {
   EXPECT_NE(c.resolved_toml.find("q = 3"), std::string::npos);
   EXPECT_TRUE(has_message(errors_of(with_q("1")), {"model.q = 1", "between 2 and 256"}));
   EXPECT_TRUE(has_message(errors_of(with_q("257")), {"model.q = 257", "between 2 and 256"}));
-  EXPECT_TRUE(has_message(errors_of(with_key_in("model", "q = 3")),
-                          {"model.q = 3", "only Potts models"}));
+  EXPECT_TRUE(
+      has_message(errors_of(with_key_in("model", "q = 3")), {"model.q = 3", "only Potts models"}));
 }
 
 TEST(Config, OneDimensionalZeroFieldMetropolisIsAccepted) {
@@ -465,8 +468,7 @@ TEST(Config, TooManySweepsAreRejected) {
   const auto e = errors_of(text);
   ASSERT_EQ(e.size(), 1u);
   EXPECT_TRUE(has_message(
-      e,
-      {"in.toml", "run.thermalization + run.measurements * run.measure_every", "2^44 sweeps"}));
+      e, {"in.toml", "run.thermalization + run.measurements * run.measure_every", "2^44 sweeps"}));
 }
 
 TEST(Config, CountsAboveTheirLimitAreRejected) {
@@ -784,8 +786,9 @@ TEST(Config, OnModelDefaultsAndSequence) {
   EXPECT_TRUE(c.tune_step);
   EXPECT_EQ(c.target_acceptance, 0.5);
   const Config d = parse_config(
-      kXy + "[update]\nsequence = [\"heatbath\", \"overrelaxation\", \"overrelaxation\"]\n"
-            "hits = 2\nstep = 0.3\ntune = false\ntarget_acceptance = 0.4\n",
+      kXy +
+          "[update]\nsequence = [\"heatbath\", \"overrelaxation\", \"overrelaxation\"]\n"
+          "hits = 2\nstep = 0.3\ntune = false\ntarget_acceptance = 0.4\n",
       "xy.toml");
   EXPECT_EQ(d.sequence, (std::vector<std::string>{"heatbath", "overrelaxation", "overrelaxation"}));
   EXPECT_EQ(d.algorithm, "heatbath, overrelaxation, overrelaxation");
@@ -807,23 +810,24 @@ TEST(Config, OnModelDefaultsAndSequence) {
 }
 
 TEST(Config, Phi4KeysAndPrecision) {
-  const Config c = parse_config(kPhi4 + "[update]\nsequence = [\"metropolis\", "
-                                        "\"overrelaxation\"]\nhits = 4\n",
+  const Config c = parse_config(kPhi4 +
+                                    "[update]\nsequence = [\"metropolis\", "
+                                    "\"overrelaxation\"]\nhits = 4\n",
                                 "phi4.toml");
   EXPECT_EQ(c.kappa, 0.2);
   EXPECT_EQ(c.lambda, 0.5);
   EXPECT_EQ(c.engine_settings().model, ModelKind::phi4);
   EXPECT_EQ(parse_config(c.resolved_toml, "r.toml").lambda, 0.5);
-  const std::string single = std::string(kPhi4).insert(kPhi4.find("[run]"),
-                                                        "precision = \"float\"\n");
+  const std::string single =
+      std::string(kPhi4).insert(kPhi4.find("[run]"), "precision = \"float\"\n");
   EXPECT_EQ(parse_config(single, "phi4.toml").engine_settings().precision, Precision::float32);
 }
 
 TEST(Config, ContinuousModelErrorsNameKeyValueAndReason) {
   EXPECT_TRUE(has_message(errors_of(std::string(kXy).replace(kXy.find("n = 2"), 5, "n = 7")),
                           {"model.n = 7", "between 2 and 4"}));
-  EXPECT_TRUE(has_message(
-      errors_of(std::string(kXy).replace(kXy.find("n = 2\n"), 6, "")), {"model.n is missing"}));
+  EXPECT_TRUE(has_message(errors_of(std::string(kXy).replace(kXy.find("n = 2\n"), 6, "")),
+                          {"model.n is missing"}));
   EXPECT_TRUE(has_message(
       errors_of(std::string(kPhi4).insert(kPhi4.find("[run]"), "beta = 0.3\n")),
       {"model.beta = 0.3", "phi^4 has no inverse temperature", "model.kappa and model.lambda"}));
@@ -832,9 +836,10 @@ TEST(Config, ContinuousModelErrorsNameKeyValueAndReason) {
   EXPECT_TRUE(has_message(errors_of(kXy + "[update]\nsequence = [\"overrelaxation\"]\n"),
                           {"update.sequence", "not ergodic"}));
   EXPECT_TRUE(has_message(errors_of(kPhi4 + "[update]\nsequence = [\"heatbath\"]\n"),
-                          {"update.sequence", "entry 'heatbath' is not allowed", "\"metropolis\", \"overrelaxation\""}));
-  EXPECT_TRUE(has_message(errors_of(kXy + "[update]\nsequence = []\n"),
-                          {"update.sequence", "1 to 16"}));
+                          {"update.sequence", "entry 'heatbath' is not allowed",
+                           "\"metropolis\", \"overrelaxation\""}));
+  EXPECT_TRUE(
+      has_message(errors_of(kXy + "[update]\nsequence = []\n"), {"update.sequence", "1 to 16"}));
   EXPECT_TRUE(has_message(
       errors_of(kXy + "[update]\nalgorithm = \"heatbath\"\nsequence = [\"heatbath\"]\n"),
       {"update.sequence", "not both"}));
@@ -843,8 +848,8 @@ TEST(Config, ContinuousModelErrorsNameKeyValueAndReason) {
   EXPECT_TRUE(has_message(errors_of(kXy + "[update]\nstep = 0\n"), {"update.step = 0", "> 0"}));
   EXPECT_TRUE(has_message(errors_of(kXy + "[update]\ntarget_acceptance = 1.0\n"),
                           {"update.target_acceptance = 1.0", "between 0 and 1"}));
-  EXPECT_TRUE(has_message(errors_of(kXy + "[update]\ntune = \"yes\"\n"),
-                          {"update.tune", "true or false"}));
+  EXPECT_TRUE(
+      has_message(errors_of(kXy + "[update]\ntune = \"yes\"\n"), {"update.tune", "true or false"}));
   EXPECT_TRUE(has_message(errors_of(with_section("update", "step = 0.5")),
                           {"update.step = 0.5", "only continuous models"}));
   EXPECT_TRUE(has_message(errors_of(with_key_in("model", "precision = \"float\"")),
@@ -856,13 +861,14 @@ TEST(Config, ContinuousModelErrorsNameKeyValueAndReason) {
 }
 
 TEST(Config, FourierLangevinKeys) {
-  const Config c = parse_config(kPhi4 + "[update]\nsequence = [\"mala\", \"overrelaxation\", "
-                                        "\"langevin\"]\nlangevin_step = 0.25\n",
+  const Config c = parse_config(kPhi4 +
+                                    "[update]\nsequence = [\"mala\", \"overrelaxation\", "
+                                    "\"langevin\"]\nlangevin_step = 0.25\n",
                                 "phi4.toml");
   const EngineSettings s = c.engine_settings();
-  EXPECT_EQ(s.sequence, (std::vector<UpdateAlgorithm>{UpdateAlgorithm::mala,
-                                                      UpdateAlgorithm::overrelaxation,
-                                                      UpdateAlgorithm::langevin}));
+  EXPECT_EQ(s.sequence,
+            (std::vector<UpdateAlgorithm>{UpdateAlgorithm::mala, UpdateAlgorithm::overrelaxation,
+                                          UpdateAlgorithm::langevin}));
   EXPECT_EQ(s.langevin_step, 0.25);
   EXPECT_EQ(parse_config(c.resolved_toml, "r.toml").langevin_step, 0.25);
   EXPECT_EQ(parse_config(kPhi4 + "[update]\nalgorithm = \"langevin\"\n", "p.toml").langevin_step,
@@ -874,12 +880,12 @@ TEST(Config, FourierLangevinKeys) {
   EXPECT_TRUE(has_message(errors_of(kXy + "[update]\nalgorithm = \"langevin\"\n"),
                           {"update.algorithm", "langevin", "\"metropolis\", \"heatbath\""}));
   // The Gaussian model has no equilibrium at kappa >= 1/(2d), whatever the algorithm.
-  const std::string gaussian = std::string(kPhi4).replace(kPhi4.find("lambda = 0.5"), 12,
-                                                          "lambda = 0.0");
+  const std::string gaussian =
+      std::string(kPhi4).replace(kPhi4.find("lambda = 0.5"), 12, "lambda = 0.0");
   EXPECT_NO_THROW(parse_config(gaussian, "in.toml"));
-  EXPECT_TRUE(has_message(errors_of(std::string(gaussian).replace(gaussian.find("kappa = 0.2"),
-                                                                   11, "kappa = 0.25")),
-                          {"model.kappa = 0.25", "unbounded below", "1/(2d) = 0.25"}));
+  EXPECT_TRUE(has_message(
+      errors_of(std::string(gaussian).replace(gaussian.find("kappa = 0.2"), 11, "kappa = 0.25")),
+      {"model.kappa = 0.25", "unbounded below", "1/(2d) = 0.25"}));
 }
 
 TEST(Config, KappaAndLambdaCanBeSwept) {
@@ -1033,6 +1039,132 @@ TEST(Config, LoadConfigRefusesInputsLargerThanTheCap) {
   }
   std::remove(path.c_str());
   rmdir(dir_template);
+}
+
+// --- the schema: echo, resume comparison, README ---------------------------------------------
+
+// The resolved configuration is stored in every output file and its chain part in checkpoints,
+// which --resume compares with the input's: their text must not change by accident. These are
+// the texts the code wrote before the schema table drove them.
+TEST(ConfigSchema, ResolvedAndChainTextsStayTheSame) {
+  const Config c = parse_config(
+      "[lattice]\ndims = [8, 8]\n[model]\nkind = \"phi4\"\nkappa = 0.1\nlambda = 0.5\n"
+      "precision = \"float\"\n[update]\nsequence = [\"mala\", \"overrelaxation\"]\n[run]\n"
+      "thermalization = 10\nmeasurements = 20\nseed = 1\nwalltime = \"1:00:00\"\n[parallel]\n"
+      "grid = [2, 1]\n",
+      "dir/in.toml");
+  const std::string common = R"([lattice]
+dims = [ 8, 8 ]
+
+[measure]
+structure_factor = false
+structure_factor_every = 1
+timeslice = false
+timeslice_every = 1
+timeslice_momenta = 1
+
+[model]
+h = 0.0
+kappa = 0.10000000000000001
+kind = 'phi4'
+lambda = 0.5
+precision = 'float'
+)";
+  const std::string update = R"(
+[update]
+hits = 1
+langevin_step = 0.10000000000000001
+sequence = [ 'mala', 'overrelaxation' ]
+step = 1.0
+target_acceptance = 0.5
+tune = true
+)";
+  EXPECT_EQ(c.resolved_toml, common + R"(
+[output]
+flush_every = 1000
+path = 'in.h5'
+snapshot_every = 0
+snapshot_packing = 'bytes'
+
+[parallel]
+grid = [ 2, 1 ]
+
+[run]
+backend = 'auto'
+checkpoint_every = 0
+checkpoint_minutes = 0.0
+device = 0
+measure_every = 1
+measurements = 20
+replicas = 1
+seed = 1
+start = 'hot'
+thermalization = 10
+threads = 0
+walltime = '1:00:00'
+)" + update);
+  EXPECT_EQ(c.chain_toml, common + R"(
+[run]
+measure_every = 1
+replicas = 1
+seed = 1
+start = 'hot'
+thermalization = 10
+)" + update);
+  // Bit-packed snapshots stay in the chain; bytes, the default, leave no key (as before the
+  // key existed).
+  const Config bits = parse_config(kMinimal + "[output]\nsnapshot_packing = \"bits\"\n", "in.toml");
+  EXPECT_NE(bits.chain_toml.find("[output]\nsnapshot_packing = 'bits'\n"), std::string::npos);
+  EXPECT_EQ(parse_config(kMinimal, "in.toml").chain_toml.find("[output]"), std::string::npos);
+}
+
+TEST(ConfigSchema, ChainDifferencesNameTheChainKeysThatDiffer) {
+  const Config a = parse_config(kMinimal, "in.toml");
+  ConfigOverrides o;
+  o.set = {"model.beta=0.5", "run.seed=2", "run.measurements=40", "run.threads=2",
+           "update.multispin=false"};
+  const Config b = parse_config(kMinimal, "in.toml", o);
+  EXPECT_EQ(
+      chain_differences(a.chain_toml, b.chain_toml),
+      (std::vector<std::string>{"model.beta: 0.40000000000000002 -> 0.5", "run.seed: 1 -> 2"}));
+  EXPECT_TRUE(chain_differences(a.chain_toml, a.chain_toml).empty());
+  // A key the schema does not know (written by another version) counts; a key it keeps out of
+  // the chain does not, even where a stored text holds it.
+  EXPECT_EQ(chain_differences(a.chain_toml + "[extra]\nkey = 1\n", a.chain_toml),
+            std::vector<std::string>{"extra.key: 1 -> (absent)"});
+  std::string with_threads = a.chain_toml;
+  with_threads.insert(with_threads.find("[run]\n") + 6, "threads = 8\n");
+  EXPECT_TRUE(chain_differences(with_threads, a.chain_toml).empty());
+}
+
+// README.md's key table is input_reference_markdown() between two marker comments. When the
+// schema changes, the expected block is written to the build directory to paste in.
+TEST(ConfigSchema, ReadmeInputReferenceIsTheSchemasTable) {
+  // SIM_SOURCE_DIR overrides the source tree compiled in, as for the command-line tests.
+  const char* env = std::getenv("SIM_SOURCE_DIR");
+  const std::string readme_path =
+      std::string(env && *env ? env : LATTICA_SOURCE_DIR) + "/README.md";
+  std::ifstream in(readme_path);
+  ASSERT_TRUE(in) << "cannot read " << readme_path;
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string readme = text.str();
+  const std::string begin = "<!-- input-reference:begin -->\n";
+  const std::string end = "<!-- input-reference:end -->";
+  const size_t from = readme.find(begin), to = readme.find(end);
+  ASSERT_NE(from, std::string::npos) << readme_path << " has no line " << begin;
+  ASSERT_NE(to, std::string::npos) << readme_path << " has no line " << end;
+  ASSERT_LT(from, to);
+  const std::string block = readme.substr(from + begin.size(), to - from - begin.size());
+  const std::string expected = input_reference_markdown();
+  if (block != expected) {
+    const std::string out = std::string(LATTICA_BINARY_DIR) + "/input_reference.md";
+    std::ofstream(out) << expected;
+    ADD_FAILURE() << "the input reference in " << readme_path
+                  << " differs from the schema (sim/config/schema.cpp): replace the lines "
+                     "between its input-reference markers with "
+                  << out;
+  }
 }
 
 }  // namespace

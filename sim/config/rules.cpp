@@ -1,0 +1,116 @@
+// One point of an input: the schema's keys, then the rules a table row cannot state because
+// they involve several keys (or the whole run).
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "sim/config/internal.hpp"
+
+namespace lattica::config {
+
+namespace {
+
+/// Rules between keys, after every key is read.
+void check_cross_key_rules(Config& c, Reader& r) {
+  const toml::node* algorithm_node = r.find("update", "algorithm");
+  const toml::node* sequence_node = r.find("update", "sequence");
+  if (!c.sequence.empty() &&
+      std::all_of(c.sequence.begin(), c.sequence.end(),
+                  [](const std::string& a) { return a == "overrelaxation"; })) {
+    r.fail(*(sequence_node ? sequence_node : algorithm_node),
+           sequence_node ? "update.sequence" : "update.algorithm",
+           std::string("over-relaxation alone is not ergodic (it keeps the energy); ") +
+               (sequence_node ? "add" : "use update.sequence to add") + " a \"metropolis\"" +
+               (c.model_kind == "on" ? " or \"heatbath\"" : "") + " pass");
+    c.sequence.clear();
+  }
+  c.algorithm = join(c.sequence, ", ");
+
+  // At lambda = 0 the action is Gaussian with M(0) = 2 - 4 d kappa: unbounded below (no
+  // equilibrium) unless kappa < 1/(2d).
+  const double d = static_cast<double>(c.dims.size());
+  if (c.model_kind == "phi4" && c.lambda == 0.0 && !(2.0 - 4.0 * d * c.kappa > 0.0) &&
+      !c.dims.empty()) {
+    if (const toml::node* node = r.find("model", "kappa")) {
+      r.fail(*node, "model.kappa",
+             "at model.lambda = 0 the action is unbounded below unless kappa < 1/(2d) = " +
+                 shortest(1.0 / (2.0 * d)));
+    }
+  }
+
+  if (c.snapshot_packing == "bits") {
+    const toml::node* node = r.find("output", "snapshot_packing");
+    if (c.model_kind != "ising") {
+      r.fail(*node, "output.snapshot_packing",
+             "\"bits\" packs Ising spins, 8 per byte; model.kind is \"" + c.model_kind + "\"");
+    } else if (!c.dims.empty() && c.dims.back() % 8 != 0) {
+      r.fail(*node, "output.snapshot_packing",
+             "\"bits\" packs 8 sites per byte along the last axis, so its extent (" +
+                 std::to_string(c.dims.back()) + ") must be a multiple of 8");
+    }
+  }
+
+  if (!c.walltime.empty()) c.walltime_seconds = parse_walltime(c.walltime).value_or(0.0);
+}
+
+/// Limits of the whole run, checked once everything else holds: host memory for the lattice
+/// and its copies, and the sweeps the random-number counter can name.
+void check_run_limits(const Config& c, const std::string& source_name,
+                      std::vector<std::string>& errors) {
+  if (!c.dims.empty() && errors.empty()) {
+    // The configuration's copies for output (one per snapshot slot in use) and checkpoints,
+    // and the engine itself unless it is sure to run on the GPU (make_cuda_engine checks the
+    // device's memory).
+    const EngineSettings settings = c.engine_settings();
+    const long double copies = c.snapshot_every > 0 ? Engine::kSnapshotSlots + 1 : 2;
+    const long double frame = c.snapshot_packing == "bits" ? 0.125L : site_bytes(settings);
+    const long double needed = (copies - 1) * c.replicas * c.volume() * frame +
+                               c.replicas * c.volume() * site_bytes(settings) +
+                               (c.backend == "cuda" ? 0.0L : engine_bytes(settings));
+    const long double available = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
+                                  static_cast<long double>(sysconf(_SC_PAGE_SIZE));
+    if (available > 0 && needed > available) {
+      std::ostringstream os;
+      os.precision(3);
+      os << source_name << ": lattice.dims with run.replicas = " << c.replicas << ": the "
+         << c.model_kind << " lattice needs " << static_cast<double>(needed / (1L << 30))
+         << " GiB of host memory but this machine has "
+         << static_cast<double>(available / (1L << 30)) << " GiB";
+      errors.push_back(os.str());
+    }
+  }
+  if (errors.empty() &&
+      static_cast<long double>(c.measurements) * c.measure_every + c.thermalization >
+          static_cast<long double>(kMaxSweeps)) {
+    errors.push_back(source_name +
+                     ": run.thermalization + run.measurements * run.measure_every is more than "
+                     "2^44 sweeps, the most the random-number counter can name");
+  }
+}
+
+}  // namespace
+
+Config read_point(const toml::table& root, const std::string& source_name,
+                  const Substitutions& substitutions, std::vector<std::string>& errors) {
+  Reader r(root, source_name, errors, substitutions);
+  Config c;
+  // update.algorithm names one pass, update.sequence several: given both, neither is read.
+  std::set<std::string> judged;
+  const toml::node* algorithm_node = r.find("update", "algorithm");
+  if (const toml::node* sequence_node = r.find("update", "sequence");
+      algorithm_node && sequence_node) {
+    r.fail(*sequence_node, "update.sequence",
+           "give either update.algorithm (one pass per sweep) or update.sequence, not both");
+    judged = {"update.algorithm", "update.sequence"};
+  }
+  r.read_keys(c, judged);
+  check_cross_key_rules(c, r);
+  if (!c.dims.empty() && !c.sequence.empty() && errors.empty()) refuse_overflowing_couplings(c, r);
+  check_run_limits(c, source_name, errors);
+  return c;
+}
+
+}  // namespace lattica::config

@@ -1,0 +1,359 @@
+#include "sim/config/schema.hpp"
+
+#include <algorithm>
+
+namespace lattica::config {
+
+namespace {
+
+constexpr int64_t kMaxCount = int64_t(1) << 40;  // sweeps and measurements of one key
+
+// The update passes, in the order messages list them; each for the models that have it.
+const std::vector<Choice> kPasses = {{"metropolis"},
+                                     {"heatbath", kIsing | kPotts | kOn},
+                                     {"overrelaxation", kContinuous},
+                                     {"langevin", kPhi4},
+                                     {"mala", kPhi4}};
+
+bool has_langevin_pass(const Config& c) { return uses_langevin(c.sequence); }
+
+std::vector<KeySpec> make_specs() {
+  using K = KeyType;
+  return {
+      // [lattice]
+      KeySpec("lattice", "dims", K::dims, &Config::dims)
+          .required()
+          .sweep()
+          .explained(
+              "an array of 1 to 4 even lattice sizes, e.g. [64, 64]",
+              "lattice extents L_0 ... L_{d-1}, periodic; each even and >= 2 (the checkerboard "
+              "update needs a bipartite lattice); at most 2^40 sites, and it must fit in memory: "
+              "per site and replica, twice the site's size on the host (1 byte for Ising and "
+              "Potts; for O(n) n values, for phi^4 one, each 4 bytes in float or 8 in double), "
+              "and on the GPU that plus 1 byte of device memory. A sweep gives a list of arrays"),
+      // [model]
+      KeySpec("model", "kind", K::choice, &Config::model_kind)
+          .required()
+          .one_of({{"ising"}, {"potts"}, {"on"}, {"phi4"}})
+          .explained("",
+                     "the model: `\"on\"` has O(n) unit vectors, `\"phi4\"` a real scalar field"),
+      KeySpec("model", "q", K::integer, &Config::q)
+          .required()
+          .range(2, 256)
+          .for_models(kPotts)
+          .explained("number of Potts states"),
+      KeySpec("model", "n", K::integer, &Config::n)
+          .required()
+          .range(2, 4)
+          .for_models(kOn)
+          .explained("spin components: 2 XY, 3 Heisenberg, 4"),
+      KeySpec("model", "beta", K::number, &Config::beta)
+          .required()
+          .at_least(0.0)
+          .sweep()
+          .for_models(kIsing | kPotts | kOn)
+          .refused_with("phi^4 has no inverse temperature; it uses model.kappa and model.lambda")
+          .explained("inverse temperature, a number >= 0",
+                     "inverse temperature beta (J = 1); phi^4 refuses it (its couplings are in "
+                     "the action)"),
+      KeySpec("model", "kappa", K::number, &Config::kappa)
+          .required()
+          .at_least(0.0)
+          .sweep()
+          .for_models(kPhi4)
+          .explained("hopping parameter, a number >= 0", "hopping parameter kappa"),
+      KeySpec("model", "lambda", K::number, &Config::lambda)
+          .required()
+          .at_least(0.0)
+          .sweep()
+          .for_models(kPhi4)
+          .explained("quartic coupling, a number >= 0", "quartic coupling lambda"),
+      KeySpec("model", "h", K::number, &Config::field)
+          .defaults_to(0.0)
+          .sweep()
+          .explained("external field",
+                     "external field h (see the Hamiltonians above; O(n): along component 0; "
+                     "phi^4: the linear term -h sum_x phi_x)"),
+      KeySpec("model", "precision", K::choice, &Config::precision)
+          .defaults_to("double")
+          .one_of({{"double"}, {"float"}})
+          .for_models(kContinuous)
+          .explained("",
+                     "the type of the spins or field, of the per-site arithmetic and of the "
+                     "snapshots (measurements are summed in double either way)"),
+      // [update]
+      KeySpec("update", "algorithm", K::choice, &Config::sequence)
+          .defaults_to("metropolis")
+          .one_of(kPasses)
+          .alias()
+          .explained("",
+                     "one pass per sweep, short for an `update.sequence` of that pass (give "
+                     "one of the two keys, not both); `\"overrelaxation\"` alone is refused "
+                     "(not ergodic). See [Fourier-accelerated "
+                     "Langevin](#fourier-accelerated-langevin-phi4) for `\"langevin\"` and "
+                     "`\"mala\"`"),
+      KeySpec("update", "sequence", K::choice_list, &Config::sequence)
+          .one_of(kPasses, kMaxUpdatePasses)
+          .explained("",
+                     "instead of `update.algorithm`: the passes of one sweep, in order, e.g. "
+                     "`[\"heatbath\", \"overrelaxation\", \"overrelaxation\"]`; only "
+                     "over-relaxation passes are refused"),
+      KeySpec("update", "hits", K::integer, &Config::hits)
+          .defaults_to(1)
+          .range(1, 255)
+          .for_models(kContinuous)
+          .explained("Metropolis proposals per site and pass",
+                     "Metropolis proposals per site and pass (multi-hit Metropolis)"),
+      KeySpec("update", "step", K::number, &Config::step)
+          .defaults_to(1.0)
+          .at_least(0.0)
+          .within(true, std::numeric_limits<double>::infinity(), false,
+                  "must be > 0 (initial Metropolis step size)")
+          .for_models(kContinuous)
+          .explained("initial Metropolis step size, > 0",
+                     "initial Metropolis step (O(n): standard deviation of the Gaussian "
+                     "displacement g; phi^4: half-width of the uniform proposal)"),
+      KeySpec("update", "tune", K::boolean, &Config::tune_step)
+          .defaults_to(true)
+          .for_models(kContinuous)
+          .explained("tune the Metropolis (and MALA) step during thermalization, then freeze it"),
+      KeySpec("update", "target_acceptance", K::number, &Config::target_acceptance)
+          .defaults_to(0.5)
+          .at_least(0.0)
+          .within(true, 1.0, true, "must be strictly between 0 and 1")
+          .for_models(kContinuous)
+          .explained("Metropolis (and MALA) acceptance the tuning aims at, in (0, 1)",
+                     "the acceptance the tuning aims at (Metropolis and MALA alike)"),
+      KeySpec("update", "langevin_step", K::number, &Config::langevin_step)
+          .defaults_to(0.1)
+          .at_least(0.0)
+          .within(true, 100.0, false, "must be > 0 and <= 100 (Langevin time step)")
+          .when(has_langevin_pass, "phi^4 with a `\"langevin\"` or `\"mala\"` pass")
+          .refused_with("only \"langevin\" and \"mala\" passes take this key")
+          .explained("Langevin time step epsilon, > 0",
+                     "the Langevin time step epsilon (every free mode decays by e^-epsilon per "
+                     "step); MALA tunes it like the Metropolis step when `update.tune = true`"),
+      KeySpec("update", "multispin", K::boolean, &Config::multispin)
+          .defaults_to(true)
+          .for_models(kIsing)
+          .chain_role(ChainRole::no)  // the same chain either way
+          .explained("store 32 spins per word and update them together where the last extent is "
+                     "a multiple of 64 (the chain is the same either way)",
+                     "store 1 bit per spin and update 32 spins per thread where the last extent "
+                     "is a multiple of 64 (see [Multi-spin coding](#multi-spin-coding-ising)); "
+                     "the chain is the same either way"),
+      // [run]
+      KeySpec("run", "thermalization", K::integer, &Config::thermalization)
+          .required()
+          .range(0, kMaxCount)
+          .explained("sweeps before measuring",
+                     "sweeps before the first measurement period (continuous models tune their "
+                     "Metropolis step during them)"),
+      KeySpec("run", "measurements", K::integer, &Config::measurements)
+          .required()
+          .range(0, kMaxCount)
+          .chain_role(ChainRole::no)  // a resumed run may take more
+          .explained("number of measurements",
+                     "number of measurements; a resumed run may ask for more"),
+      KeySpec("run", "measure_every", K::integer, &Config::measure_every)
+          .defaults_to(1)
+          .range(1, kMaxCount)
+          .explained("sweeps between measurements"),
+      KeySpec("run", "seed", K::integer, &Config::seed)
+          .required()
+          .explained("random seed, an integer >= 0",
+                     "the chain depends on this seed and the input alone (in a sweep, point i "
+                     "uses a SplitMix64 hash of (seed, i), recorded in its file and the index)"),
+      KeySpec("run", "backend", K::choice, &Config::backend)
+          .defaults_to("auto")
+          .one_of({{"auto"}, {"cpu"}, {"cuda"}})
+          .chain_role(ChainRole::no)
+          .explained("",
+                     "where the chain runs (the same chain on each); `\"auto\"`: a usable "
+                     "GPU if there is one (on every rank), else the CPU"),
+      KeySpec("run", "start", K::choice, &Config::start)
+          .defaults_to("hot")
+          .one_of({{"hot"}, {"cold"}})
+          .explained("",
+                     "initial configuration: `\"hot\"` (independent random spins: uniform "
+                     "states, uniform O(n) directions, phi uniform in (-1, 1)) or `\"cold\"` "
+                     "(Ising all +1, Potts all 0, O(n) all along component 0, phi = 1)"),
+      KeySpec("run", "threads", K::integer, &Config::threads)
+          .defaults_to(0)
+          .range(0, 4096)
+          .chain_role(ChainRole::no)
+          .explained("CPU threads, 0 = all",
+                     "CPU backend threads; 0 = OpenMP's default (`OMP_NUM_THREADS` or all "
+                     "cores). Does not change the chain. When several CPU runs share a node, give "
+                     "each its own cores (`run.threads`) or set `OMP_WAIT_POLICY=passive`: OpenMP "
+                     "threads spin while idle and can slow competing runs many times over"),
+      KeySpec("run", "device", K::integer, &Config::device)
+          .defaults_to(0)
+          .range(0, 1023)
+          .chain_role(ChainRole::no)
+          .explained("CUDA device index"),
+      KeySpec("run", "replicas", K::integer, &Config::replicas)
+          .defaults_to(1)
+          .range(1, kMaxReplicas)
+          .explained("independent replicas of the chain in one process",
+                     "independent chains of the same parameters, updated together in one launch "
+                     "(fills a GPU with small lattices); replica r has its own random stream, and "
+                     "replica 0 is the chain a single-replica run gives, except that a tuned "
+                     "Metropolis step (continuous models) is tuned on the acceptance of all "
+                     "replicas together, so then replica 0 differs"),
+      KeySpec("run", "checkpoint_every", K::integer, &Config::checkpoint_every)
+          .defaults_to(0)
+          .range(0, kMaxCount)
+          .chain_role(ChainRole::no)
+          .explained("sweeps between checkpoints, 0 = none",
+                     "sweeps between checkpoints (0 = none); see "
+                     "[Checkpoints](#checkpoints-signals-and-walltime)"),
+      KeySpec("run", "checkpoint_minutes", K::number, &Config::checkpoint_minutes)
+          .defaults_to(0.0)
+          .at_least(0.0)
+          .chain_role(ChainRole::no)
+          .explained("minutes between checkpoints, 0 = none",
+                     "wall-clock minutes between checkpoints (0 = none)"),
+      KeySpec("run", "walltime", K::duration, &Config::walltime)
+          .chain_role(ChainRole::no)
+          .explained("",
+                     "the job's time limit, counted from the start: the run stops with a "
+                     "checkpoint (exit 75) while at least 30 s (or 3 of its longest steps "
+                     "plus 2 checkpoints) remain, so it must be more than 30 s (a shorter one "
+                     "is refused: it would stop every job after its first sweeps). Under "
+                     "Slurm, `SLURM_JOB_END_TIME` counts too"),
+      // [measure]
+      KeySpec("measure", "structure_factor", K::boolean, &Config::structure_factor)
+          .defaults_to(false)
+          .explained("structure factor and correlation function of the order parameter",
+                     "measure the structure factor S(k) and the two-point function G(r) of the "
+                     "order-parameter field (see [Output](#output-hdf5-schema-lattica1))"),
+      KeySpec("measure", "structure_factor_every", K::integer, &Config::structure_factor_every)
+          .defaults_to(1)
+          .range(1, kMaxCount)
+          .explained("take the structure factor on every k-th measurement",
+                     "take the structure factor on every k-th measurement (an FFT of every "
+                     "replica's field per time)"),
+      KeySpec("measure", "timeslice", K::boolean, &Config::timeslice)
+          .defaults_to(false)
+          .explained("momentum-projected time-slice correlators (the last axis is time)",
+                     "momentum-projected time-slice correlators C(dt, p); the last lattice axis "
+                     "is time (see [Output](#output-hdf5-schema-lattica1))"),
+      KeySpec("measure", "timeslice_every", K::integer, &Config::timeslice_every)
+          .defaults_to(1)
+          .range(1, kMaxCount)
+          .explained("take the time-slice correlators on every k-th measurement"),
+      KeySpec("measure", "timeslice_momenta", K::integer, &Config::timeslice_momenta)
+          .defaults_to(1)
+          .range(1, 64)
+          .explained("momenta n 2 pi / L (n = 1 .. N) along each spatial axis, besides p = 0",
+                     "N: besides p = 0, the momenta n 2 pi / L_a e_a, n = 1 .. N, along each "
+                     "spatial axis a"),
+      // [output]
+      KeySpec("output", "path", K::string, &Config::output_path)
+          .computed(default_output_path, "`<input stem>.h5`")
+          .chain_role(ChainRole::no)
+          .explained("output HDF5 file",
+                     "output HDF5 file, relative to the working directory (a sweep's point i "
+                     "writes `<stem>.<i>.h5`)"),
+      KeySpec("output", "snapshot_every", K::integer, &Config::snapshot_every)
+          .defaults_to(0)
+          .range(0, kMaxCount)
+          .chain_role(ChainRole::no)
+          .explained("sweeps between snapshots, 0 = final only",
+                     "sweeps between saved configurations in the measurement phase; the final "
+                     "configuration is always saved; 0 = final only"),
+      KeySpec("output", "snapshot_packing", K::choice, &Config::snapshot_packing)
+          .defaults_to("bytes")
+          .one_of({{"bytes"}, {"bits"}})
+          .chain_role(ChainRole::unless_default)  // the layout of the frames stays
+          .explained("",
+                     "`\"bits\"` (Ising only) stores 8 spins per byte along the last axis "
+                     "(its extent a multiple of 8), an eighth of the disk and of the copying; "
+                     "`analysis` unpacks them (see [Output](#output-hdf5-schema-lattica1))"),
+      KeySpec("output", "flush_every", K::integer, &Config::flush_every)
+          .defaults_to(1000)
+          .range(1, kMaxCount)
+          .chain_role(ChainRole::no)
+          .explained("measurements between flushes to disk", "measurements between writes to disk"),
+      // [parallel]
+      KeySpec("parallel", "grid", K::grid, &Config::parallel_grid)
+          .chain_role(ChainRole::no)  // a checkpoint resumes on any number of ranks
+          .explained("",
+                     "boxes per lattice axis of an MPI run, their product the number of ranks "
+                     "(see [Several GPUs or nodes](#several-gpus-or-nodes-mpi-domain-"
+                     "decomposition)); without it, the grid with the smallest halo is chosen"),
+  };
+}
+
+}  // namespace
+
+const std::vector<KeySpec>& key_specs() {
+  static const std::vector<KeySpec> specs = make_specs();
+  return specs;
+}
+
+std::vector<std::string> section_names() {
+  std::vector<std::string> names;
+  for (const KeySpec& spec : key_specs()) {
+    if (names.empty() || names.back() != spec.section) names.push_back(spec.section);
+  }
+  return names;
+}
+
+const KeySpec* find_spec(const std::string& section, const std::string& key) {
+  for (const KeySpec& spec : key_specs()) {
+    if (section == spec.section && key == spec.key) return &spec;
+  }
+  return nullptr;
+}
+
+unsigned model_bit(const std::string& kind) {
+  return kind == "ising"   ? kIsing
+         : kind == "potts" ? kPotts
+         : kind == "on"    ? kOn
+         : kind == "phi4"  ? kPhi4
+                           : 0u;
+}
+
+bool applies(const KeySpec& spec, const Config& c) {
+  // Keys of every model apply before model.kind is read too.
+  const bool model = spec.models == kAllModels || (spec.models & model_bit(c.model_kind)) != 0;
+  return model && (!spec.also_when || spec.also_when(c));
+}
+
+std::vector<std::string> choices_for(const KeySpec& spec, const Config& c) {
+  std::vector<std::string> names;
+  for (const Choice& choice : spec.choices) {
+    if (choice.models == kAllModels || (choice.models & model_bit(c.model_kind)))
+      names.push_back(choice.name);
+  }
+  return names;
+}
+
+std::string refusal_reason(const KeySpec& spec) {
+  if (spec.refusal) return spec.refusal;
+  const char* who = spec.models == kPotts        ? "Potts models (model.kind = \"potts\")"
+                    : spec.models == kOn         ? "O(n) models (model.kind = \"on\")"
+                    : spec.models == kPhi4       ? "phi^4 models (model.kind = \"phi4\")"
+                    : spec.models == kContinuous ? "continuous models (\"on\", \"phi4\")"
+                    : spec.models == kIsing      ? "the Ising model"
+                                                 : "some models";
+  return std::string("only ") + who + " take this key";
+}
+
+bool uses_langevin(const std::vector<std::string>& sequence) {
+  return std::any_of(sequence.begin(), sequence.end(),
+                     [](const std::string& a) { return a == "langevin" || a == "mala"; });
+}
+
+std::string default_output_path(const std::string& source_name) {
+  std::string stem = source_name;
+  const size_t slash = stem.find_last_of('/');
+  if (slash != std::string::npos) stem = stem.substr(slash + 1);
+  const size_t dot = stem.find_last_of('.');
+  if (dot != std::string::npos && dot > 0) stem = stem.substr(0, dot);
+  return (stem.empty() ? "lattica" : stem) + ".h5";
+}
+
+}  // namespace lattica::config
