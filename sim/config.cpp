@@ -2,6 +2,8 @@
 
 #include "sim/config.hpp"
 
+#include "sim/config/schema.hpp"
+
 #include <algorithm>
 
 namespace lattica {
@@ -33,13 +35,7 @@ EngineSettings Config::engine_settings() const {
   s.lambda = lambda;
   s.field = field;
   s.sequence.clear();
-  for (const std::string& a : sequence) {
-    s.sequence.push_back(a == "heatbath"         ? UpdateAlgorithm::heatbath
-                         : a == "overrelaxation" ? UpdateAlgorithm::overrelaxation
-                         : a == "langevin"       ? UpdateAlgorithm::langevin
-                         : a == "mala"           ? UpdateAlgorithm::mala
-                                                 : UpdateAlgorithm::metropolis);
-  }
+  for (const std::string& a : sequence) s.sequence.push_back(config::update_algorithm_named(a));
   s.model = model_kind == "potts"  ? ModelKind::potts
             : model_kind == "on"   ? ModelKind::on
             : model_kind == "phi4" ? ModelKind::phi4

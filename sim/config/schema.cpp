@@ -1,6 +1,7 @@
 #include "sim/config/schema.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace lattica::config {
 
@@ -8,12 +9,13 @@ namespace {
 
 constexpr int64_t kMaxCount = int64_t(1) << 40;  // sweeps and measurements of one key
 
-// The update passes, in the order messages list them; each for the models that have it.
-const std::vector<Choice> kPasses = {{"metropolis"},
-                                     {"heatbath", kIsing | kPotts | kOn},
-                                     {"overrelaxation", kContinuous},
-                                     {"langevin", kPhi4},
-                                     {"mala", kPhi4}};
+// The update passes as choices of update.algorithm and update.sequence.
+std::vector<Choice> pass_choices() {
+  std::vector<Choice> choices;
+  for (const PassName& p : pass_names()) choices.push_back({p.name, p.models});
+  return choices;
+}
+const std::vector<Choice> kPasses = pass_choices();
 
 bool has_langevin_pass(const Config& c) { return uses_langevin(c.sequence); }
 
@@ -287,6 +289,23 @@ std::vector<KeySpec> make_specs() {
 }
 
 }  // namespace
+
+const std::vector<PassName>& pass_names() {
+  static const std::vector<PassName> names = {
+      {"metropolis", UpdateAlgorithm::metropolis, kAllModels},
+      {"heatbath", UpdateAlgorithm::heatbath, kIsing | kPotts | kOn},
+      {"overrelaxation", UpdateAlgorithm::overrelaxation, kContinuous},
+      {"langevin", UpdateAlgorithm::langevin, kPhi4},
+      {"mala", UpdateAlgorithm::mala, kPhi4}};
+  return names;
+}
+
+UpdateAlgorithm update_algorithm_named(const std::string& name) {
+  for (const PassName& p : pass_names()) {
+    if (name == p.name) return p.algorithm;
+  }
+  throw std::logic_error("update_algorithm_named: unknown pass \"" + name + "\"");
+}
 
 const std::vector<KeySpec>& key_specs() {
   static const std::vector<KeySpec> specs = make_specs();

@@ -54,6 +54,18 @@ struct Choice {
   unsigned models = kAllModels;
 };
 
+/// An update pass's name in update.sequence, the algorithm the engine runs for it
+/// (sim/engine/pass_registry.hpp picks the pass) and the models that have it.
+struct PassName {
+  const char* name;
+  UpdateAlgorithm algorithm;
+  unsigned models;
+};
+/// Every pass name, in the order messages list them: a new pass registers its name here.
+const std::vector<PassName>& pass_names();
+/// The algorithm of a pass name. Precondition: a name pass_names() lists.
+UpdateAlgorithm update_algorithm_named(const std::string& name);
+
 /// Where a key's value lives in Config.
 using Field =
     std::variant<int Config::*, int64_t Config::*, uint64_t Config::*, double Config::*,

@@ -94,7 +94,11 @@ class SiteStorage {
 
   /// Reads 8 sites at a time for bit-packed snapshots (Ising), from the refreshed lexicographic
   /// copy. Precondition as refresh_lexicographic().
-  LexicographicSpinBits bit_source() { return {refresh_lexicographic()}; }
+  LexicographicSpinBits bit_source() {
+    LexicographicSpinBits bits{};
+    bits.spins = refresh_lexicographic();
+    return bits;
+  }
 
   /// The checkerboard sites, for passes; the lexicographic copy doubles as their scratch.
   Spin* sites() { return sites_.data(); }
