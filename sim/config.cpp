@@ -44,6 +44,7 @@ EngineSettings Config::engine_settings() const {
   s.n = n;
   s.precision = precision == "float" ? Precision::float32 : Precision::float64;
   s.hits = hits;
+  s.wolff_clusters = wolff_clusters;
   s.step = step;
   s.tune_step = tune_step;
   s.target_acceptance = target_acceptance;

@@ -52,6 +52,7 @@ struct Config {
   double field = 0.0;
   std::vector<std::string> sequence;  ///< update passes of one sweep, e.g. {"heatbath"}
   std::string algorithm;              ///< the sequence as text, passes joined by ", "
+  int wolff_clusters = 1;             ///< single clusters per "wolff" pass
   int hits = 1;                       ///< continuous models: Metropolis proposals per site
   double step = 1.0;                  ///< continuous models: initial Metropolis step
   bool tune_step = true;

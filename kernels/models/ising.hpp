@@ -69,6 +69,11 @@ struct IsingParams {
   uint64_t flip_threshold[2][2][9];
   uint64_t seed;
   double field;
+  /// Cluster moves: FK bond between equal spins, 1 - exp(-2 beta); ghost bond of a spin of the
+  /// field's sign, 1 - exp(-2 beta |h|) (ghost_sign 0 at h = 0: none).
+  uint64_t cluster_bond;
+  uint64_t ghost_bond;
+  int ghost_sign;
 };
 
 /// Host-side table for dimension d (1..4), inverse temperature beta and field h.
@@ -77,6 +82,9 @@ inline IsingParams make_ising_params(int d, double beta, double h, uint64_t seed
   IsingParams p{};
   p.seed = seed;
   p.field = h;
+  p.cluster_bond = beta > 0 ? move_threshold(-std::expm1(-2.0 * beta)) : 0;
+  p.ghost_bond = beta > 0 && h != 0 ? move_threshold(-std::expm1(-2.0 * beta * std::fabs(h))) : 0;
+  p.ghost_sign = h > 0 ? 1 : h < 0 ? -1 : 0;
   for (int up = 0; up < 2; ++up) {
     const int s = up ? 1 : -1;
     for (int a = 0; a <= 2 * d; ++a) {
@@ -146,6 +154,25 @@ struct IsingModel {
     int sum = 0;
     for (int k = 0; k < 2 * D; ++k) sum += nb[k];
     return {static_cast<long long>(s * sum), static_cast<long long>(s + partner)};
+  }
+
+  // Cluster moves: FK bonds between equal spins; a moved cluster flips. The field is the ghost
+  // spin's: a cluster bonded to it stays (exact, the probability that none of |C| aligned spins
+  // bonds being exp(-2 beta |h| |C|), Wolff's Metropolis acceptance of the flip).
+  using Embedding = NoEmbedding;
+  static constexpr bool kClusterSizeEstimator = true;
+  LATTICA_HD_INLINE static Embedding cluster_embedding(const Params&, SiteRandom&) { return {}; }
+  LATTICA_HD_INLINE static uint64_t cluster_bond(const Params& p, const Embedding&, Spin a,
+                                                 Spin b) {
+    return a == b ? p.cluster_bond : 0;
+  }
+  LATTICA_HD_INLINE static uint64_t ghost_bond(const Params& p, const Embedding&, Spin a) {
+    return a == p.ghost_sign ? p.ghost_bond : 0;
+  }
+  LATTICA_HD_INLINE static bool cluster_move_draws(bool single) { return !single; }
+  LATTICA_HD_INLINE static Spin cluster_move(const Params&, const Embedding&, Spin s,
+                                             uint32_t word, bool single) {
+    return single || (word >> 31) ? static_cast<Spin>(-s) : s;
   }
 
   /// The order-parameter field (for structure factors): the spin itself.

@@ -19,7 +19,21 @@
 //                                          Spin partner);
 //   static long long histogram_total(const Sums&, int which);   // when kExactHistograms
 // and host-side descriptions (see sim/engine/lattice_engine.hpp).
+// Cluster moves (kernels/cluster/cluster_moves.hpp) embed an Ising-like variable in every site:
+//   M::Embedding (NoEmbedding, or O(n)'s reflection direction r) and
+//   static Embedding cluster_embedding(const Params&, SiteRandom&);   // once per cluster step
+//   static uint64_t cluster_bond(const Params&, const Embedding&, Spin a, Spin b);
+//   static uint64_t ghost_bond(const Params&, const Embedding&, Spin a);
+//     the probability that neighbours a, b (or site a and the ghost spin that carries the field)
+//     are bonded, as a threshold in 2^32 fixed point (0: never; >= 2^32: certain): moving a
+//     cluster changes the weight only through its unbonded boundary, FK / Wolff style;
+//   static bool cluster_move_draws(bool single);   // whether cluster_move reads `word`
+//   static Spin cluster_move(const Params&, const Embedding&, Spin s, uint32_t word, bool single);
+//     the new value of a site of a moved cluster (the same for every site of it): single is
+//     Wolff's one cluster that must change, else Swendsen-Wang's (each cluster independently);
+//   static constexpr bool kClusterSizeEstimator: whether sum_C |C|^2 / V estimates <M^2> / V.
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -33,9 +47,30 @@ namespace lattica {
 /// Passes of a sweep. langevin and mala move the whole lattice at once (Fourier-accelerated
 /// Langevin, unadjusted or Metropolis-adjusted; models with kFourierLangevin); the others
 /// update one checkerboard colour at a time.
-enum class UpdateAlgorithm { metropolis, heatbath, overrelaxation, langevin, mala };
+enum class UpdateAlgorithm {
+  metropolis,
+  heatbath,
+  overrelaxation,
+  langevin,
+  mala,
+  swendsen_wang,  ///< every cluster of a Fortuin-Kasteleyn bond configuration moves (or not)
+  wolff,          ///< single clusters grown from random sites (kernels/cluster/cluster_moves.hpp)
+};
 inline bool is_whole_lattice(UpdateAlgorithm a) {
   return a == UpdateAlgorithm::langevin || a == UpdateAlgorithm::mala;
+}
+inline bool is_cluster(UpdateAlgorithm a) {
+  return a == UpdateAlgorithm::swendsen_wang || a == UpdateAlgorithm::wolff;
+}
+
+/// Cluster moves of a model with nothing to choose per step (Ising, Potts, phi^4).
+struct NoEmbedding {};
+
+/// Bond probability 1 - exp(-x) of a continuous model's embedded bond, x >= 0 being twice the
+/// coupling it carries, as a 2^32 fixed-point threshold; 0 for x <= 0 (no bond).
+LATTICA_HD_INLINE uint64_t embedded_bond_threshold(double x) {
+  if (!(x > 0)) return 0;
+  return static_cast<uint64_t>(-expm1(-x) * 4294967296.0);
 }
 
 /// How a configuration is written to a snapshot: `components` values of `type` per site.

@@ -96,6 +96,43 @@ struct OnModel {
     return v;
   }
 
+  // Embedded cluster moves (Wolff 1989): a random unit vector r per cluster step; a moved
+  // cluster is reflected about the plane normal to r, s -> s - 2 (s . r) r, which changes the
+  // energy only on its boundary: bonds 1 - exp(min(0, -2 beta (a . r)(b . r))), and the field
+  // h e_0 through the ghost spin, 1 - exp(min(0, -2 beta h r_0 (a . r))).
+  struct Embedding {
+    Real r[N];
+  };
+  static constexpr bool kClusterSizeEstimator = false;
+  LATTICA_HD_INLINE static Embedding cluster_embedding(const Params&, SiteRandom& random) {
+    const Spin v = uniform_direction(random);
+    Embedding e;
+    for (int c = 0; c < N; ++c) e.r[c] = v.c[c];
+    return e;
+  }
+  LATTICA_HD_INLINE static double along(const Embedding& e, const Spin& s) {
+    Real x = 0;
+    for (int c = 0; c < N; ++c) x += s.c[c] * e.r[c];
+    return static_cast<double>(x);
+  }
+  LATTICA_HD_INLINE static uint64_t cluster_bond(const Params& p, const Embedding& e, Spin a,
+                                                 Spin b) {
+    return embedded_bond_threshold(2.0 * p.beta * along(e, a) * along(e, b));
+  }
+  LATTICA_HD_INLINE static uint64_t ghost_bond(const Params& p, const Embedding& e, Spin a) {
+    return embedded_bond_threshold(2.0 * p.beta * p.field * static_cast<double>(e.r[0]) *
+                                   along(e, a));
+  }
+  LATTICA_HD_INLINE static bool cluster_move_draws(bool single) { return !single; }
+  LATTICA_HD_INLINE static Spin cluster_move(const Params&, const Embedding& e, Spin s,
+                                             uint32_t word, bool single) {
+    if (!single && !(word >> 31)) return s;
+    const Real twice = Real(2) * static_cast<Real>(along(e, s));
+    Spin r;
+    for (int c = 0; c < N; ++c) r.c[c] = s.c[c] - twice * e.r[c];
+    return normalise(r) ? r : s;
+  }
+
   /// All along component 0 (cold) or independent uniform directions (hot).
   LATTICA_HD_INLINE static Spin initial(const Params& p, bool hot, uint32_t replica, int64_t site) {
     if (!hot) {

@@ -66,6 +66,26 @@ struct Phi4Model {
            Real(1);
   }
 
+  // Embedded Ising clusters on the signs of phi (Brower and Tamayo 1989): flipping the sign
+  // of a cluster of same-sign sites changes only the hopping terms on its boundary, by
+  // 4 kappa phi_a phi_b each, and the field term by 2 h phi per site (the ghost spin's bonds).
+  using Embedding = NoEmbedding;
+  static constexpr bool kClusterSizeEstimator = false;
+  LATTICA_HD_INLINE static Embedding cluster_embedding(const Params&, SiteRandom&) { return {}; }
+  LATTICA_HD_INLINE static uint64_t cluster_bond(const Params& p, const Embedding&, Spin a,
+                                                 Spin b) {
+    return embedded_bond_threshold(4.0 * p.kappa * static_cast<double>(a) *
+                                   static_cast<double>(b));
+  }
+  LATTICA_HD_INLINE static uint64_t ghost_bond(const Params& p, const Embedding&, Spin a) {
+    return embedded_bond_threshold(2.0 * p.field * static_cast<double>(a));
+  }
+  LATTICA_HD_INLINE static bool cluster_move_draws(bool single) { return !single; }
+  LATTICA_HD_INLINE static Spin cluster_move(const Params&, const Embedding&, Spin phi,
+                                             uint32_t word, bool single) {
+    return single || (word >> 31) ? -phi : phi;
+  }
+
   /// The site's action up to terms that do not depend on phi.
   LATTICA_HD_INLINE static Real site_action(Real phi, Real b, Real lambda) {
     const Real phi2 = phi * phi;

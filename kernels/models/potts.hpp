@@ -31,15 +31,6 @@ constexpr int kMaxPottsStates = 256;
 constexpr double kPottsPhaseScale = 1073741824.0;  ///< 2^30, fixed point of cos and sin
 constexpr int kPottsWeightBits = 55;               ///< heat-bath weights: largest 2^55
 
-/// floor(a * b / 2^64), exactly, on host and device.
-LATTICA_HD_INLINE uint64_t multiply_high(uint64_t a, uint64_t b) {
-#if defined(__CUDA_ARCH__)
-  return __umul64hi(a, b);
-#else
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
-#endif
-}
-
 struct PottsParams {
   uint64_t seed;
   double field;
@@ -50,6 +41,10 @@ struct PottsParams {
   uint64_t weight[9][2];
   int32_t cos_phase[kMaxPottsStates];  ///< cos(2 pi s / q) * 2^30
   int32_t sin_phase[kMaxPottsStates];
+  /// Cluster moves: FK bond between equal states, 1 - exp(-beta); ghost bond of a site in
+  /// state 0, 1 - exp(-beta h) (h > 0; 0 at h = 0).
+  uint64_t cluster_bond;
+  uint64_t ghost_bond;
 };
 
 inline PottsParams make_potts_params(int d, int q, double beta, double h, uint64_t seed) {
@@ -59,6 +54,8 @@ inline PottsParams make_potts_params(int d, int q, double beta, double h, uint64
   p.seed = seed;
   p.field = h;
   p.q = q;
+  p.cluster_bond = beta > 0 ? move_threshold(-std::expm1(-beta)) : 0;
+  p.ghost_bond = beta > 0 && h > 0 ? move_threshold(-std::expm1(-beta * h)) : 0;
   for (int dn = -8; dn <= 8; ++dn) {
     for (int dz = -1; dz <= 1; ++dz) {
       // dE = -(dn + h dz); 15/16 at beta dE = 0, as for Ising (ising.hpp says why).
@@ -150,6 +147,28 @@ struct PottsModel {
     return {equal_neighbours<D>(nb, s), (s == 0) + (partner == 0),
             static_cast<long long>(p.cos_phase[s]) + p.cos_phase[partner],
             static_cast<long long>(p.sin_phase[s]) + p.sin_phase[partner]};
+  }
+
+  // Cluster moves: FK bonds between equal states. Swendsen-Wang gives a cluster a uniform new
+  // state, Wolff one of the q - 1 others. The field h > 0 on state 0 is the ghost spin's (a
+  // cluster bonded to it stays in state 0), exact as for Ising; h < 0 has no such bonds and is
+  // refused for cluster moves by the configuration.
+  using Embedding = NoEmbedding;
+  static constexpr bool kClusterSizeEstimator = true;
+  LATTICA_HD_INLINE static Embedding cluster_embedding(const Params&, SiteRandom&) { return {}; }
+  LATTICA_HD_INLINE static uint64_t cluster_bond(const Params& p, const Embedding&, Spin a,
+                                                 Spin b) {
+    return a == b ? p.cluster_bond : 0;
+  }
+  LATTICA_HD_INLINE static uint64_t ghost_bond(const Params& p, const Embedding&, Spin a) {
+    return a == 0 ? p.ghost_bond : 0;
+  }
+  LATTICA_HD_INLINE static bool cluster_move_draws(bool) { return true; }
+  LATTICA_HD_INLINE static Spin cluster_move(const Params& p, const Embedding&, Spin s,
+                                             uint32_t word, bool single) {
+    if (!single) return static_cast<Spin>((static_cast<uint64_t>(word) * p.q) >> 32);
+    const int k = static_cast<int>((static_cast<uint64_t>(word) * (p.q - 1)) >> 32);
+    return static_cast<Spin>(k >= s ? k + 1 : k);
   }
 
   /// The order-parameter field (for structure factors): (cos, sin)(2 pi s / q).

@@ -23,6 +23,10 @@ enum class RngStream : uint32_t {
   site_update = 0,    ///< per-site Monte Carlo moves, step = update_step(sweep, pass, draw)
   initial_state = 1,  ///< hot start, step = 0
   mala_accept = 2,    ///< a whole-lattice proposal's accept/reject, site = 0, step as site_update
+  cluster_bond = 3,   ///< a site's bonds to its +e_a neighbours and to the ghost spin,
+                      ///< step = update_step(sweep, pass, 2 * cluster)
+  cluster_move = 4,   ///< a cluster's new state, site = its canonical label, step as cluster_bond
+  cluster_pick = 5,   ///< a cluster pass's seed site and embedding direction, site = 0, same step
   test = 0xFF,        ///< reserved for tests
 };
 
@@ -42,6 +46,15 @@ LATTICA_HD_INLINE uint64_t update_step(uint64_t sweep, uint32_t pass, uint32_t d
 constexpr uint64_t kMaxRngSites = uint64_t(1) << 40;
 /// Independent replicas of one chain are numbered 0 .. kMaxReplicas - 1.
 constexpr uint32_t kMaxReplicas = 1u << 16;
+
+/// floor(a * b / 2^64), exactly, on host and device.
+LATTICA_HD_INLINE uint64_t multiply_high(uint64_t a, uint64_t b) {
+#if defined(__CUDA_ARCH__)
+  return __umul64hi(a, b);
+#else
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
+#endif
+}
 
 struct PhiloxCounter {
   uint32_t x, y, z, w;

@@ -29,6 +29,18 @@ void check_cross_key_rules(Config& c, Reader& r) {
   }
   c.algorithm = join(c.sequence, ", ");
 
+  // Cluster moves carry the field by bonds to a ghost spin in state 0: a field against state 0
+  // has no such bonds.
+  if (c.model_kind == "potts" && c.field < 0 &&
+      std::any_of(c.sequence.begin(), c.sequence.end(),
+                  [](const std::string& a) { return a == "swendsen_wang" || a == "wolff"; })) {
+    if (const toml::node* node = r.find("model", "field")) {
+      r.fail(*node, "model.field",
+             "Potts cluster moves (\"swendsen_wang\", \"wolff\") need a field h >= 0: it "
+             "enters by bonds to a ghost spin in state 0, which a negative h cannot have");
+    }
+  }
+
   // At lambda = 0 the action is Gaussian with M(0) = 2 - 4 d kappa: unbounded below (no
   // equilibrium) unless kappa < 1/(2d).
   const double d = static_cast<double>(c.dims.size());

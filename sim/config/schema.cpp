@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "kernels/cluster/cluster_moves.hpp"
+
 namespace lattica::config {
 
 namespace {
@@ -18,6 +20,9 @@ std::vector<Choice> pass_choices() {
 const std::vector<Choice> kPasses = pass_choices();
 
 bool has_langevin_pass(const Config& c) { return uses_langevin(c.sequence); }
+bool has_wolff_pass(const Config& c) {
+  return std::find(c.sequence.begin(), c.sequence.end(), "wolff") != c.sequence.end();
+}
 
 std::vector<KeySpec> make_specs() {
   using K = KeyType;
@@ -135,6 +140,14 @@ std::vector<KeySpec> make_specs() {
           .explained("Langevin time step epsilon, > 0",
                      "the Langevin time step epsilon (every free mode decays by e^-epsilon per "
                      "step); MALA tunes it like the Metropolis step when `update.tune = true`"),
+      KeySpec("update", "wolff_clusters", K::integer, &Config::wolff_clusters)
+          .defaults_to(1)
+          .range(1, kMaxClusterSteps)
+          .when(has_wolff_pass, "a `\"wolff\"` pass")
+          .refused_with("only \"wolff\" passes take this key")
+          .explained("single clusters per \"wolff\" pass, 1 to 32768",
+                     "single clusters grown and flipped, one after another, per `\"wolff\"` pass "
+                     "(each costs a labelling of the whole lattice on the GPU)"),
       KeySpec("update", "multispin", K::boolean, &Config::multispin)
           .defaults_to(true)
           .for_models(kIsing)
@@ -296,7 +309,9 @@ const std::vector<PassName>& pass_names() {
       {"heatbath", UpdateAlgorithm::heatbath, kIsing | kPotts | kOn},
       {"overrelaxation", UpdateAlgorithm::overrelaxation, kContinuous},
       {"langevin", UpdateAlgorithm::langevin, kPhi4},
-      {"mala", UpdateAlgorithm::mala, kPhi4}};
+      {"mala", UpdateAlgorithm::mala, kPhi4},
+      {"swendsen_wang", UpdateAlgorithm::swendsen_wang, kAllModels},
+      {"wolff", UpdateAlgorithm::wolff, kAllModels}};
   return names;
 }
 

@@ -22,6 +22,7 @@
 #include "kernels/spectral/structure_factor.hpp"
 #include "sim/engine/decomposed_box.hpp"
 #include "sim/engine/engine.hpp"
+#include "sim/engine/estimate_queue.hpp"
 #include "sim/engine/measurement_queue.hpp"
 #include "sim/engine/model_params.hpp"
 #include "sim/engine/snapshot_frames.hpp"
@@ -49,6 +50,7 @@ class LatticeEngine final : public Engine {
         sweeper_(PassContext<Exec, D, Model, Storage>{exec_, lattice_, storage_, box_.get(),
                                                       settings_, params_}),
         queue_(exec_, settings.replicas, settings.measurement_capacity),
+        estimates_(exec_, sweeper_.estimates(), settings.replicas, settings.measurement_capacity),
         snapshots_(exec_) {
     if (settings.snapshot_bits && !kBitSnapshots) {
       throw InputError("output.snapshot_packing: \"bits\" is for the Ising model only");
@@ -75,10 +77,14 @@ class LatticeEngine final : public Engine {
   }
 
   std::vector<std::string> observable_names() const override {
-    return Model::observable_names(params_);
+    std::vector<std::string> names = Model::observable_names(params_);
+    for (const Estimate& e : estimates_.estimates()) names.push_back(e.name);
+    return names;
   }
   std::vector<std::string> observable_descriptions() const override {
-    return Model::observable_descriptions(params_);
+    std::vector<std::string> descriptions = Model::observable_descriptions(params_);
+    for (const Estimate& e : estimates_.estimates()) descriptions.push_back(e.description);
+    return descriptions;
   }
 
   void measure() override {
@@ -95,8 +101,9 @@ class LatticeEngine final : public Engine {
   int64_t queued() const override { return queue_.queued(); }
 
   void collect(MeasurementBatch& out) override {
-    queue_.collect(params_, static_cast<double>(volume_), box_ ? &box_->communicator() : nullptr,
-                   out);
+    Communicator* ranks = box_ ? &box_->communicator() : nullptr;
+    queue_.collect(params_, static_cast<double>(volume_), ranks, out);
+    estimates_.append_to(out, Model::observable_names(params_).size(), ranks);
     if (spectral_) return spectral_->collect(out);
     out.spectral_rows.clear();
     out.spectral_values.clear();
@@ -193,6 +200,7 @@ class LatticeEngine final : public Engine {
   /// A measurement's spectral parts, once its sums are queued. Decomposed, the whole field
   /// goes to rank 0 (a box at a time), which takes the spectra.
   void measure_rest() {
+    sweeper_.record_estimates(estimates_.slot(queue_.queued()));
     if (structure_factor_due(settings_, measurements_) ||
         timeslices_due(settings_, measurements_)) {
       const Spin* source = nullptr;
@@ -237,6 +245,7 @@ class LatticeEngine final : public Engine {
   Storage storage_;
   Sweeper<Exec, D, Model, Storage> sweeper_;
   MeasurementQueue<Exec, Model> queue_;
+  EstimateQueue<Exec> estimates_;
   std::optional<SpectralMeasurements<Exec>> spectral_;  ///< when measured, on rank 0
   SnapshotFrames<Exec> snapshots_;
   int64_t measurements_ = 0;  ///< measurements taken so far (the spectral cadence)

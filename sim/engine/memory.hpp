@@ -58,6 +58,13 @@ inline size_t engine_bytes(const EngineSettings& s) {
   if (s.snapshot_bits)
     bytes += sites / 8 <= kMaxStagedSnapshotBytes ? sites / 8 : kPackedChunkBytes;
   bytes += spectral_bytes(s);
+  // Cluster moves: a bond mask and a 32-bit label per site, and the cluster sizes.
+  for (UpdateAlgorithm a : s.sequence) {
+    if (is_cluster(a)) {
+      bytes += sites * (1 + 4 + 4);
+      break;
+    }
+  }
   // Fourier-accelerated Langevin: the proposal, two double fields, two spectra, 1 / M'(k).
   for (UpdateAlgorithm a : s.sequence) {
     if (is_whole_lattice(a)) {

@@ -99,6 +99,9 @@ class PackedIsing {
   }
   const typename Exec::template Buffer<int8_t>& lexicographic() const { return lexicographic_; }
 
+  /// The packed words of every replica (cluster moves flip them in place).
+  uint32_t* words() { return spins_.data(); }
+
   /// Reads 8 sites at a time for bit-packed snapshots.
   PackedSpinBits<D> bit_source() const { return {geometry_, spins_.data()}; }
 

@@ -9,6 +9,8 @@
 // chain does not depend on which pass object runs it or how sweeps are cut into calls.
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "kernels/lattice/checkerboard.hpp"
 #include "kernels/models/lattice_model.hpp"
@@ -26,6 +28,12 @@ struct PassContext {
   DecomposedBox<Exec, D>* box;  ///< null when the lattice is not decomposed
   const EngineSettings& settings;
   typename Model::Params& params;  ///< shared by every pass; a pass may tune its step
+};
+
+/// An observable a pass estimates itself (a cluster pass's improved estimator).
+struct Estimate {
+  std::string name;
+  std::string description;
 };
 
 template <class Exec, int D, class Model, class Storage>
@@ -51,6 +59,12 @@ class Pass {
   virtual void end_thermalization(uint64_t /*sweeps*/) {}
   /// Its part of the step-tuning report, which checkpoints carry.
   virtual void report(StepTuning& /*tuning*/) const {}
+  /// The observables it estimates, appended to the model's at every measurement; at most one
+  /// pass of a sweep has them.
+  virtual std::vector<Estimate> estimates() const { return {}; }
+  /// Copies its latest estimates to a measurement's slot on the backend: per replica, per
+  /// estimate, a numerator and a denominator (exact integers, each rank's part).
+  virtual void record_estimates(long long* /*slot*/) const {}
   /// Its part of a checkpoint, and continuing from one.
   virtual void save(EngineState& /*state*/) const {}
   virtual void restore(const EngineState& /*state*/) {}

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "sim/engine/pass.hpp"
+#include "sim/engine/passes/cluster_pass.hpp"
 #include "sim/engine/passes/langevin_pass.hpp"
 #include "sim/engine/passes/local_site_pass.hpp"
 #include "sim/engine/passes/packed_site_pass.hpp"
@@ -22,6 +23,7 @@ std::unique_ptr<Pass<Exec, D, Model, Storage>> make_pass(
       throw InputError("update.algorithm: langevin and mala are for phi^4 only");
     }
   }
+  if (is_cluster(algorithm)) return std::make_unique<ClusterPass<Exec, D, Model, Storage>>(context);
   if constexpr (Storage::kPacked) {
     return std::make_unique<PackedSitePass<Exec, D>>(context);
   } else {

@@ -36,6 +36,7 @@ struct EngineSettings {
   double field = 0.0;
   /// One sweep: these passes over the lattice, in order (each: colour 0, then colour 1).
   std::vector<UpdateAlgorithm> sequence{UpdateAlgorithm::metropolis};
+  int wolff_clusters = 1;          ///< single clusters per "wolff" pass
   int hits = 1;                    ///< Metropolis proposals per site and pass (continuous models)
   double step = 1.0;               ///< initial Metropolis step size (continuous models)
   bool tune_step = true;           ///< tune the step during thermalization, then freeze it

@@ -47,6 +47,20 @@ class Sweeper {
     for (auto& pass : passes_) pass->end_thermalization(count);
   }
 
+  /// The observables a pass estimates itself (at most one pass has them), and recording them.
+  std::vector<Estimate> estimates() const {
+    for (const auto& pass : passes_) {
+      if (!pass->estimates().empty()) return pass->estimates();
+    }
+    return {};
+  }
+  void record_estimates(long long* slot) const {
+    if (!slot) return;
+    for (const auto& pass : passes_) {
+      if (!pass->estimates().empty()) return pass->record_estimates(slot);
+    }
+  }
+
   void report(StepTuning& tuning) const {
     for (const auto& pass : passes_) pass->report(tuning);
   }

@@ -42,7 +42,9 @@ class LocalSitePass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mod
     }
   }
 
-  bool handles(UpdateAlgorithm algorithm) const override { return !is_whole_lattice(algorithm); }
+  bool handles(UpdateAlgorithm algorithm) const override {
+    return !is_whole_lattice(algorithm) && !is_cluster(algorithm);
+  }
 
   void run(UpdateAlgorithm algorithm, uint32_t index, uint64_t sweep, bool counting,
            Sums*) override {

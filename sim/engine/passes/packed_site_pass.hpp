@@ -17,7 +17,9 @@ class PackedSitePass final : public Pass<Exec, D, IsingModel, PackedIsing<Exec, 
   explicit PackedSitePass(const PassContext<Exec, D, IsingModel, PackedIsing<Exec, D>>& context)
       : storage_(context.storage), params_(context.params) {}
 
-  bool handles(UpdateAlgorithm algorithm) const override { return !is_whole_lattice(algorithm); }
+  bool handles(UpdateAlgorithm algorithm) const override {
+    return !is_whole_lattice(algorithm) && !is_cluster(algorithm);
+  }
 
   void run(UpdateAlgorithm algorithm, uint32_t index, uint64_t sweep, bool,
            IsingSums* sums) override {

@@ -1,0 +1,400 @@
+#pragma once
+// Cluster moves (Swendsen-Wang, Wolff, and their embeddings in O(n) and phi^4), written once for
+// both backends as functors over sites that exec.for_each launches. One cluster step:
+//   1. PickClusters: per replica, the step's embedding (O(n)'s direction r) and Wolff's seed site;
+//   2. ClusterBonds: every site's bonds to its +e_a neighbours and to the ghost spin (the field),
+//      each occupied with the model's probability (Model::cluster_bond, ghost_bond);
+//   3. UniteBonds then FlattenLabels (union_find.hpp): every site's cluster, named by its
+//      smallest node, the ghost's clusters by node 0;
+//   4. MoveClusters (or MovePackedClusters): every site of a moved cluster takes
+//      Model::cluster_move, the same for the whole cluster because its random word is keyed by
+//      the cluster's canonical label (1 + its smallest global site; 0 for the ghost's clusters,
+//      which never move).
+// Random numbers: bonds by (seed, cluster_bond, replica, global site, step), a cluster's move by
+// (seed, cluster_move, replica, canonical label, step), the step's picks by (seed, cluster_pick,
+// replica, 0, step), with step = update_step(sweep, pass, 2 * cluster) for the cluster-th step of
+// a pass (Wolff passes take several). Nothing depends on block size, thread count, backend or
+// how the lattice is split: a box of a decomposed lattice computes the bonds between its sites
+// and its ghosts exactly as the neighbouring box does, and the ranks agree on labels by
+// exchanging them (sim/engine/passes/cluster_pass.hpp).
+//
+// Sites here are named by their lexicographic index in the (box) lattice, with ghosts; storage is
+// read through a Sites accessor (ByteSites, PackedSites).
+
+#include <cstdint>
+
+#include "kernels/cluster/union_find.hpp"
+#include "kernels/common/host_device.hpp"
+#include "kernels/lattice/checkerboard.hpp"
+#include "kernels/rng/philox.hpp"
+
+namespace lattica {
+
+/// Bond mask bit of the bond to the ghost spin (bits 0 .. D-1: to the +e_a neighbours).
+constexpr uint8_t kGhostBond = 0x80;
+/// A bond threshold at or above which the bond is certain (probability 1 in 2^32 fixed point).
+constexpr uint64_t kCertainBond = uint64_t(1) << 32;
+/// Canonical label of the ghost spin's clusters.
+constexpr uint64_t kGhostLabel = 0;
+/// Cluster steps per pass: each takes two draws of the step word (bonds may need a second block).
+constexpr uint32_t kMaxClusterSteps = static_cast<uint32_t>(kMaxRngDraws / 2);
+
+/// The step word of a pass's cluster-th step.
+LATTICA_HD_INLINE uint64_t cluster_step(uint64_t sweep, uint32_t pass, uint32_t cluster) {
+  return update_step(sweep, pass, 2 * cluster);
+}
+
+/// Lexicographic geometry of the whole lattice or of one box with its ghost layers (one site
+/// wide along the split axes), and the checkerboard storage behind it.
+template <int D>
+struct ClusterLattice {
+  Checkerboard<D> storage;
+  int64_t extent[D];
+  int64_t stride[D];  ///< lexicographic
+  int64_t ghosts[D];  ///< 0, or 1 along a split axis
+  int64_t volume;     ///< of the box, ghosts included
+  bool boxed;
+
+  static ClusterLattice make(const Checkerboard<D>& lattice, const int64_t (&ghosts)[D]) {
+    ClusterLattice g{};
+    g.storage = lattice;
+    int64_t s = 1;
+    g.boxed = false;
+    for (int a = D - 1; a >= 0; --a) {
+      g.extent[a] = lattice.extent[a];
+      g.stride[a] = s;
+      g.ghosts[a] = ghosts[a];
+      g.boxed = g.boxed || ghosts[a] != 0;
+      s *= lattice.extent[a];
+    }
+    g.volume = s;
+    return g;
+  }
+
+  LATTICA_HD_INLINE void coordinates(int64_t i, int64_t (&x)[D]) const {
+    for (int a = D - 1; a >= 0; --a) {
+      const int64_t q = i / extent[a];
+      x[a] = i - q * extent[a];
+      i = q;
+    }
+  }
+  /// Whether the site at x is updated here (not a ghost).
+  LATTICA_HD_INLINE bool interior(const int64_t (&x)[D]) const {
+    for (int a = 0; a < D; ++a) {
+      if (x[a] < ghosts[a] || x[a] >= extent[a] - ghosts[a]) return false;
+    }
+    return true;
+  }
+  /// The lexicographic index of the +e_a neighbour (periodic within the box).
+  LATTICA_HD_INLINE int64_t up(int64_t i, const int64_t (&x)[D], int a) const {
+    return x[a] + 1 == extent[a] ? i - (extent[a] - 1) * stride[a] : i + stride[a];
+  }
+  /// Whether the bond from site x (interior or not) to its +e_a neighbour joins an interior site
+  /// to an interior site or to a ghost, so this box decides it; `cross`: to or from a ghost.
+  LATTICA_HD_INLINE bool owns_bond(const int64_t (&x)[D], bool inside, int a, bool& cross) const {
+    if (!boxed) {
+      cross = false;
+      return true;
+    }
+    if (ghosts[a] && x[a] + 1 == extent[a]) return false;  // would wrap inside the box
+    if (inside) {
+      cross = ghosts[a] && x[a] + 2 == extent[a];  // up to the upper ghost layer
+      return true;
+    }
+    // A ghost: only a lower ghost of axis a whose other coordinates are interior.
+    if (!ghosts[a] || x[a] != 0) return false;
+    for (int b = 0; b < D; ++b) {
+      if (b != a && (x[b] < ghosts[b] || x[b] >= extent[b] - ghosts[b])) return false;
+    }
+    cross = true;
+    return true;
+  }
+  /// Global lexicographic index of the site at x.
+  LATTICA_HD_INLINE int64_t global(int64_t i, const int64_t (&x)[D]) const {
+    return boxed ? storage.global_site(x, x[D - 1]) : i;
+  }
+};
+
+/// One byte-storage site per spin: replica r's site i at r * V + storage_index(i).
+template <int D, class Spin>
+struct ByteSites {
+  Checkerboard<D> lattice;
+  Spin* spins;
+  LATTICA_HD_INLINE Spin* at(int64_t r, int64_t i) const {
+    return spins + r * lattice.volume() + lattice.storage_index(i);
+  }
+  LATTICA_HD_INLINE Spin spin(int64_t r, int64_t i) const { return *at(r, i); }
+};
+
+/// Multi-spin-coded Ising storage (kernels/models/ising_packed.hpp): bit j % 32 of word j / 32
+/// of a colour is colour-local site j, 1 = +1.
+template <int D>
+struct PackedSites {
+  Checkerboard<D> lattice;
+  const uint32_t* words;
+  LATTICA_HD_INLINE int8_t spin(int64_t r, int64_t i) const {
+    const int64_t position = lattice.storage_index(i);  // colour * V/2 + j, V/2 % 32 == 0
+    const uint32_t word = words[(r * lattice.volume() + position) >> 5];
+    return (word >> (position & 31)) & 1 ? int8_t(1) : int8_t(-1);
+  }
+};
+
+/// A cluster step's choices for one replica.
+template <class Model>
+struct ClusterPick {
+  typename Model::Embedding embedding;
+  int64_t seed_site;  ///< Wolff: the global site the cluster grows from
+};
+
+/// Per replica: the embedding and seed site of a cluster step; functor over replicas.
+template <class Model>
+struct PickClusters {
+  typename Model::Params params;
+  ClusterPick<Model>* picks;
+  uint64_t step;
+  uint64_t global_volume;
+  LATTICA_HD_INLINE void operator()(int64_t r) const {
+    SiteRandom random(params.seed, RngStream::cluster_pick, static_cast<uint32_t>(r), 0, step);
+    const uint64_t high = random.next();
+    const uint64_t u = (high << 32) | random.next();
+    picks[r].seed_site = static_cast<int64_t>(multiply_high(u, global_volume));
+    picks[r].embedding = Model::cluster_embedding(params, random);
+  }
+};
+
+/// Every site's bond mask and its node's initial parent (itself, or the ghost); functor over
+/// replica * V + site. Random words: word a for the bond along +e_a, word D for the ghost's,
+/// drawn only up to the last uncertain one.
+template <int D, class Model, class Sites>
+struct ClusterBonds {
+  ClusterLattice<D> g;
+  typename Model::Params params;
+  const ClusterPick<Model>* picks;
+  Sites sites;
+  uint8_t* bonds;
+  uint32_t* parent;  ///< node 1 + index
+  uint64_t step;
+
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
+    const int64_t r = index / g.volume;
+    const int64_t i = index - r * g.volume;
+    int64_t x[D];
+    g.coordinates(i, x);
+    const bool inside = g.interior(x);
+    const typename Model::Spin s = sites.spin(r, i);
+    const typename Model::Embedding& e = picks[r].embedding;
+    uint64_t threshold[D + 1];
+    int last_uncertain = -1;
+    for (int a = 0; a < D; ++a) {
+      bool cross = false;
+      threshold[a] = g.owns_bond(x, inside, a, cross)
+                         ? Model::cluster_bond(params, e, s, sites.spin(r, g.up(i, x, a)))
+                         : 0;
+      if (threshold[a] > 0 && threshold[a] < kCertainBond) last_uncertain = a;
+    }
+    threshold[D] = inside ? Model::ghost_bond(params, e, s) : 0;
+    if (threshold[D] > 0 && threshold[D] < kCertainBond) last_uncertain = D;
+    uint8_t mask = 0;
+    SiteRandom random(params.seed, RngStream::cluster_bond, static_cast<uint32_t>(r),
+                      static_cast<uint64_t>(g.global(i, x)), step);
+    for (int a = 0; a <= D; ++a) {
+      const uint32_t word = a <= last_uncertain ? random.next() : 0;
+      if (threshold[a] > word) mask |= a == D ? kGhostBond : static_cast<uint8_t>(1u << a);
+    }
+    bonds[index] = mask;
+    const uint32_t node = static_cast<uint32_t>(index + 1);
+    parent[node] = mask & kGhostBond ? kGhostNode : node;
+  }
+};
+
+/// Joins the two ends of every bond between sites of the box (bonds to ghosts are the
+/// decomposed merge's); functor over replica * V + site.
+template <int D>
+struct UniteBonds {
+  ClusterLattice<D> g;
+  const uint8_t* bonds;
+  uint32_t* parent;
+
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
+    const uint8_t mask = bonds[index] & static_cast<uint8_t>(~kGhostBond);
+    if (!mask) return;
+    const int64_t r = index / g.volume;
+    const int64_t i = index - r * g.volume;
+    int64_t x[D];
+    g.coordinates(i, x);
+    if (!g.interior(x)) return;
+    for (int a = 0; a < D; ++a) {
+      bool cross = false;
+      if (!(mask >> a & 1)) continue;
+      g.owns_bond(x, true, a, cross);
+      if (cross) continue;  // to a ghost
+      unite(parent, static_cast<uint32_t>(index + 1),
+            static_cast<uint32_t>(r * g.volume + g.up(i, x, a) + 1));
+    }
+  }
+};
+
+/// The canonical label of a flattened node's cluster: 0 for the ghost's, else 1 + the global
+/// index of its smallest site; `canon`, when set, holds it at every root (a decomposed lattice,
+/// whose clusters span boxes), else the root's own site names it.
+struct ClusterLabels {
+  const uint32_t* parent;
+  const uint64_t* canon;
+  int64_t volume;  ///< of the (box) lattice
+  LATTICA_HD_INLINE uint64_t operator()(int64_t r, int64_t index) const {
+    const uint32_t root = parent[index + 1];
+    if (root == kGhostNode) return kGhostLabel;
+    return canon ? canon[root] : static_cast<uint64_t>(root - r * volume);
+  }
+};
+
+/// Whether the cluster of replica r labelled `label` moves in this step, and its random word.
+template <class Model>
+struct ClusterDecision {
+  typename Model::Params params;
+  const uint64_t* seed_label;  ///< Wolff: per replica, the seed site's label; else null
+  uint64_t step;
+  LATTICA_HD_INLINE bool moves(int64_t r, uint64_t label, uint32_t& word) const {
+    if (label == kGhostLabel) return false;
+    const bool single = seed_label != nullptr;
+    if (single && label != seed_label[r]) return false;
+    word = Model::cluster_move_draws(single)
+               ? SiteRandom(params.seed, RngStream::cluster_move, static_cast<uint32_t>(r),
+                            label - 1, step)
+                     .next()
+               : 0;
+    return true;
+  }
+};
+
+/// Moves every interior site of a moved cluster; functor over replica * V + site.
+template <int D, class Model>
+struct MoveClusters {
+  ClusterLattice<D> g;
+  ByteSites<D, typename Model::Spin> sites;
+  ClusterLabels labels;
+  ClusterDecision<Model> decision;
+  const ClusterPick<Model>* picks;
+
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
+    const int64_t r = index / g.volume;
+    const int64_t i = index - r * g.volume;
+    if (g.boxed) {
+      int64_t x[D];
+      g.coordinates(i, x);
+      if (!g.interior(x)) return;
+    }
+    uint32_t word = 0;
+    if (!decision.moves(r, labels(r, index), word)) return;
+    typename Model::Spin* s = sites.at(r, i);
+    *s = Model::cluster_move(decision.params, picks[r].embedding, *s, word,
+                             decision.seed_label != nullptr);
+  }
+};
+
+/// The same for multi-spin-coded Ising: a thread per word, whose 32 sites are consecutive of one
+/// colour in one row (lexicographic indices 2 apart); functor over replica words.
+template <int D, class Model>
+struct MovePackedClusters {
+  ClusterLattice<D> g;
+  uint32_t* words;
+  ClusterLabels labels;
+  ClusterDecision<Model> decision;
+
+  LATTICA_HD_INLINE void operator()(int64_t w) const {
+    const int64_t words_per_replica = g.volume / 32;
+    const int64_t r = w / words_per_replica;
+    const int64_t position = (w - r * words_per_replica) * 32;  // colour * V/2 + j
+    const int colour = position >= g.storage.half_volume;
+    const int64_t first = g.storage.lex_index(position - colour * g.storage.half_volume, colour);
+    if (g.boxed) {
+      int64_t x[D];
+      g.coordinates(first, x);
+      if (!g.interior(x)) return;  // a row is interior or ghost as a whole
+    }
+    uint32_t flips = 0;
+    for (int b = 0; b < 32; ++b) {
+      uint32_t word = 0;
+      if (decision.moves(r, labels(r, r * g.volume + first + 2 * b), word) &&
+          Model::cluster_move(decision.params, {}, 1, word, decision.seed_label != nullptr) < 0)
+        flips |= 1u << b;
+    }
+    words[w] ^= flips;
+  }
+};
+
+/// Per replica, the label of Wolff's seed site where this box holds it, else all ones (the
+/// ranks take the minimum); functor over replicas.
+template <int D, class Model>
+struct SeedLabels {
+  ClusterLattice<D> g;
+  ClusterLabels labels;
+  const ClusterPick<Model>* picks;
+  uint64_t* seed_label;
+  LATTICA_HD_INLINE void operator()(int64_t r) const {
+    int64_t site = picks[r].seed_site;
+    int64_t x[D];
+    int64_t i = 0;
+    for (int a = D - 1; a >= 0; --a) {  // global coordinates, then this box's
+      const int64_t length = g.storage.global_extent[a];
+      const int64_t q = site / length;
+      x[a] = site - q * length - g.storage.origin[a];
+      if (x[a] < 0) x[a] += length;
+      site = q;
+    }
+    for (int a = 0; a < D; ++a) i = i * g.extent[a] + x[a];
+    const bool here = [&] {
+      for (int a = 0; a < D; ++a) {
+        if (x[a] < g.ghosts[a] || x[a] >= g.extent[a] - g.ghosts[a]) return false;
+      }
+      return true;
+    }();
+    seed_label[r] = here ? labels(r, r * g.volume + i) : ~uint64_t(0);
+  }
+};
+
+/// Sites of each cluster, added at its root (SW's estimator); functor over replica * V + site.
+template <int D>
+struct CountClusterSites {
+  ClusterLattice<D> g;
+  const uint32_t* parent;
+  uint32_t* sizes;  ///< per node, zero
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
+    if (g.boxed) {
+      int64_t x[D];
+      g.coordinates(index % g.volume, x);
+      if (!g.interior(x)) return;
+    }
+    atomic_add_u32(sizes + parent[index + 1], 1u);
+  }
+};
+
+/// |C|^2 at each root of one replica (0 elsewhere); functor over its sites.
+struct SquaredClusterSize {
+  const uint32_t* sizes;  ///< the replica's nodes
+  LATTICA_HD_INLINE long long operator()(int64_t i) const {
+    const long long n = sizes[i];
+    return n * n;
+  }
+};
+
+/// 1 for each interior site of replica r in Wolff's seed cluster (not the ghost's); functor over
+/// its sites.
+template <int D>
+struct SeedClusterSites {
+  ClusterLattice<D> g;
+  ClusterLabels labels;
+  const uint64_t* seed_label;
+  int64_t r;
+  LATTICA_HD_INLINE long long operator()(int64_t i) const {
+    if (g.boxed) {
+      int64_t x[D];
+      g.coordinates(i, x);
+      if (!g.interior(x)) return 0;
+    }
+    const uint64_t label = seed_label[r];
+    return label != kGhostLabel && labels(r, r * g.volume + i) == label ? 1 : 0;
+  }
+};
+
+}  // namespace lattica

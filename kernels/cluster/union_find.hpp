@@ -1,0 +1,115 @@
+#pragma once
+// Connected components of a bond graph by concurrent union-find, one code for both backends
+// (functors that exec.for_each launches on the GPU or over CPU threads).
+//
+// Nodes are 32-bit: node 0 is the ghost (the extra vertex that field bonds join sites to), node
+// 1 + i is element i of the site array (replicas one after another). Every node's parent is
+// at most the node itself and a root is its own parent. A union links the larger of two roots
+// below the smaller with an atomic minimum and retries when another thread moved it first
+// (Playne and Hawick, IEEE TPDS 2018), so whatever the order of the unions, every component
+// ends with its smallest node as root: labels are canonical, the same on every backend, block
+// size and thread count. The ghost, node 0, is the root of every component that reaches it.
+
+#include <cstdint>
+
+#include "kernels/common/host_device.hpp"
+
+namespace lattica {
+
+/// Node of the ghost spin; site i is node 1 + i.
+constexpr uint32_t kGhostNode = 0;
+/// Nodes are 32-bit: at most this many sites (every replica's) per labelling.
+constexpr uint64_t kMaxLabelledSites = (uint64_t(1) << 32) - 2;
+
+/// A parent read while other threads may lower it.
+LATTICA_HD_INLINE uint32_t load_parent(const uint32_t* parent) {
+#if defined(__CUDA_ARCH__)
+  return *static_cast<const volatile uint32_t*>(parent);
+#else
+  return __atomic_load_n(parent, __ATOMIC_RELAXED);
+#endif
+}
+
+LATTICA_HD_INLINE void store_parent(uint32_t* parent, uint32_t value) {
+#if defined(__CUDA_ARCH__)
+  *parent = value;
+#else
+  __atomic_store_n(parent, value, __ATOMIC_RELAXED);
+#endif
+}
+
+/// *address = min(*address, value) atomically; returns the old value.
+LATTICA_HD_INLINE uint32_t atomic_min_u32(uint32_t* address, uint32_t value) {
+#if defined(__CUDA_ARCH__)
+  return atomicMin(address, value);
+#else
+  uint32_t old = __atomic_load_n(address, __ATOMIC_RELAXED);
+  while (value < old && !__atomic_compare_exchange_n(address, &old, value, true,
+                                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+  return old;
+#endif
+}
+
+/// *address = min(*address, value) atomically (64-bit); returns the old value.
+LATTICA_HD_INLINE uint64_t atomic_min_u64(uint64_t* address, uint64_t value) {
+#if defined(__CUDA_ARCH__)
+  return atomicMin(reinterpret_cast<unsigned long long*>(address),
+                   static_cast<unsigned long long>(value));
+#else
+  uint64_t old = __atomic_load_n(address, __ATOMIC_RELAXED);
+  while (value < old && !__atomic_compare_exchange_n(address, &old, value, true,
+                                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+  return old;
+#endif
+}
+
+/// *address += value atomically.
+LATTICA_HD_INLINE void atomic_add_u32(uint32_t* address, uint32_t value) {
+#if defined(__CUDA_ARCH__)
+  atomicAdd(address, value);
+#else
+  __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
+#endif
+}
+
+/// The root of node n (no compression: other threads may be reading the path).
+LATTICA_HD_INLINE uint32_t find_root(const uint32_t* parent, uint32_t n) {
+  uint32_t p = load_parent(parent + n);
+  while (p != n) {
+    n = p;
+    p = load_parent(parent + n);
+  }
+  return n;
+}
+
+/// Joins the components of nodes a and b. Precondition: parent is a forest with parent <= node.
+LATTICA_HD_INLINE void unite(uint32_t* parent, uint32_t a, uint32_t b) {
+  while (true) {
+    a = find_root(parent, a);
+    b = find_root(parent, b);
+    if (a == b) return;
+    if (a < b) {
+      const uint32_t t = a;
+      a = b;
+      b = t;
+    }
+    // Link the larger root a below b. If a was no longer a root, `old` is its new parent:
+    // a now hangs below the smaller of the two, and old still has to be joined to b.
+    const uint32_t old = atomic_min_u32(parent + a, b);
+    if (old == a) return;
+    a = old;
+  }
+}
+
+/// Points every node at its root, so a label is one read; functor over nodes.
+struct FlattenLabels {
+  uint32_t* parent;
+  LATTICA_HD_INLINE void operator()(int64_t n) const {
+    const uint32_t node = static_cast<uint32_t>(n);
+    store_parent(parent + node, find_root(parent, node));
+  }
+};
+
+}  // namespace lattica

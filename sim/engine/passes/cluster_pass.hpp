@@ -1,0 +1,320 @@
+#pragma once
+// Cluster moves (kernels/cluster/cluster_moves.hpp) as a pass: "swendsen_wang" entries move
+// every cluster of one bond configuration, "wolff" entries take update.wolff_clusters single
+// clusters one after another. Works on the byte storage of every model and on multi-spin-coded
+// Ising, whole or decomposed: a box labels its own sites, then the ranks agree on every
+// cluster's canonical label by exchanging the labels of their boundary layers until no label
+// changes (the smallest global site of a cluster crossing boxes reaches every box it touches).
+//
+// For Ising and Potts at h = 0 it also estimates <M^2> / V (M the magnetization sum, complex for
+// Potts) from its clusters, the improved estimator "m2_improved": sum_C |C|^2 / V for
+// Swendsen-Wang (each cluster's new orientation independent and uniform), the mean |C| of the
+// pass's clusters for Wolff (a site's cluster is chosen with probability |C| / V).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/cluster/cluster_moves.hpp"
+#include "kernels/cluster/union_find.hpp"
+#include "sim/decomposition.hpp"
+#include "sim/engine/pass.hpp"
+
+namespace lattica {
+
+/// Sets every replica's estimate to (numerator, denominator); functor over replicas.
+struct SetEstimate {
+  long long* estimates;  ///< [replica][2]
+  long long numerator;
+  long long denominator;
+  LATTICA_HD_INLINE void operator()(int64_t r) const {
+    estimates[2 * r] = numerator;
+    estimates[2 * r + 1] = denominator;
+  }
+};
+
+/// Copies the latest estimates into a measurement's slot; functor over 2 * replicas.
+struct CopyEstimates {
+  const long long* from;
+  long long* to;
+  LATTICA_HD_INLINE void operator()(int64_t i) const { to[i] = from[i]; }
+};
+
+/// Decomposed: the canonical label (1 + global site) at every root of the box's own labelling.
+template <int D>
+struct RootLabels {
+  ClusterLattice<D> g;
+  const uint32_t* parent;
+  uint64_t* canon;  ///< per node
+  LATTICA_HD_INLINE void operator()(int64_t n) const {
+    if (n == 0) {
+      canon[0] = kGhostLabel;
+      return;
+    }
+    if (parent[n] != n) return;
+    const int64_t i = (n - 1) % g.volume;
+    int64_t x[D];
+    g.coordinates(i, x);
+    canon[n] = 1 + static_cast<uint64_t>(g.global(i, x));
+  }
+};
+
+/// Decomposed: each site's current label in storage order (what the halo exchange moves).
+template <int D>
+struct StoreSiteLabels {
+  ClusterLattice<D> g;
+  ClusterLabels labels;
+  uint64_t* site_labels;  ///< [replica * V + storage position]
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
+    const int64_t r = index / g.volume;
+    const int64_t i = index - r * g.volume;
+    site_labels[r * g.volume + g.storage.storage_index(i)] = labels(r, index);
+  }
+};
+
+/// Decomposed: lowers the label of every cluster with a bond to a ghost to the ghost's label;
+/// sets *changed when it lowered one. Functor over replica * V + site.
+template <int D>
+struct MergeAcrossBoxes {
+  ClusterLattice<D> g;
+  const uint8_t* bonds;
+  const uint32_t* parent;
+  const uint64_t* site_labels;
+  uint64_t* canon;
+  unsigned int* changed;
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
+    const uint8_t mask = bonds[index] & static_cast<uint8_t>(~kGhostBond);
+    if (!mask) return;
+    const int64_t r = index / g.volume;
+    const int64_t i = index - r * g.volume;
+    int64_t x[D];
+    g.coordinates(i, x);
+    const bool inside = g.interior(x);
+    for (int a = 0; a < D; ++a) {
+      bool cross = false;
+      if (!(mask >> a & 1) || !g.owns_bond(x, inside, a, cross) || !cross) continue;
+      const int64_t j = g.up(i, x, a);
+      const int64_t own = inside ? i : j;      // the end in this box
+      const int64_t ghost = inside ? j : i;    // the end in the neighbour's
+      const uint64_t label = site_labels[r * g.volume + g.storage.storage_index(ghost)];
+      const uint32_t root = parent[r * g.volume + own + 1];
+      if (label < atomic_min_u64(canon + root, label)) store_parent(changed, 1u);
+    }
+  }
+};
+
+template <class Exec, int D, class Model, class Storage>
+class ClusterPass final : public Pass<Exec, D, Model, Storage> {
+  using Sums = typename Model::Sums;
+  using Pick = ClusterPick<Model>;
+
+ public:
+  explicit ClusterPass(const PassContext<Exec, D, Model, Storage>& context)
+      : c_(context), g_(make_geometry(context.lattice, context.settings)) {
+    const int64_t sites = c_.settings.replicas * g_.volume;
+    if (static_cast<uint64_t>(sites) > kMaxLabelledSites) {
+      throw InputError("update.sequence: cluster moves label at most 2^32 - 2 sites per rank "
+                       "(replicas x sites of the box), and this run has " +
+                       std::to_string(sites));
+    }
+    bonds_ = c_.exec.template allocate<uint8_t>(sites);
+    parent_ = c_.exec.template allocate<uint32_t>(sites + 1);
+    c_.exec.zero(parent_);  // node 0, the ghost, is its own root
+    picks_ = c_.exec.template allocate<Pick>(c_.settings.replicas);
+    seed_labels_ = c_.exec.template allocate<uint64_t>(c_.settings.replicas);
+    estimating_ = Model::kClusterSizeEstimator && c_.params.field == 0;
+    if (estimating_) {
+      estimates_ = c_.exec.template allocate<long long>(2 * c_.settings.replicas);
+      c_.exec.zero(estimates_);
+      sizes_ = c_.exec.template allocate<uint32_t>(sites + 1);
+    }
+    if (c_.box) {
+      canon_ = c_.exec.template allocate<uint64_t>(sites + 1);
+      site_labels_ = c_.exec.template allocate<uint64_t>(sites);
+      changed_ = c_.exec.template allocate<unsigned int>(1);
+      label_box_ = std::make_unique<DecomposedBox<Exec, D>>(
+          c_.exec, c_.settings, c_.lattice, sizeof(uint64_t), c_.lattice.half_last,
+          c_.lattice.half_volume, c_.lattice.volume());
+    }
+  }
+
+  bool handles(UpdateAlgorithm algorithm) const override { return is_cluster(algorithm); }
+
+  void run(UpdateAlgorithm algorithm, uint32_t index, uint64_t sweep, bool, Sums*) override {
+    const bool single = algorithm == UpdateAlgorithm::wolff;
+    const uint32_t steps = single ? static_cast<uint32_t>(c_.settings.wolff_clusters) : 1;
+    const bool counts = estimating_ && (!c_.box || c_.box->communicator().rank() == 0);
+    if (estimating_ && single) {
+      c_.exec.for_each(c_.settings.replicas,
+                       SetEstimate{estimates_.data(), 0, counts ? static_cast<long long>(steps) : 0});
+    }
+    for (uint32_t k = 0; k < steps; ++k) step(single, cluster_step(sweep, index, k));
+    if (estimating_ && !single) {
+      c_.exec.for_each(c_.settings.replicas,
+                       SetEstimate{estimates_.data(), 0, counts ? volume_of(c_.settings.dims) : 0});
+      square_cluster_sizes();
+    }
+    if (c_.box) {  // the moved spins' ghost copies, both colours
+      c_.exec.side_waits_for_main();
+      for (int colour = 0; colour < 2; ++colour)
+        c_.box->exchange(colour, reinterpret_cast<unsigned char*>(spin_storage()));
+      c_.exec.main_waits_for_side();
+    }
+  }
+
+  std::vector<Estimate> estimates() const override {
+    if (!estimating_) return {};
+    return {{"m2_improved",
+             "improved estimator of <M^2> / V (M = sum_i s_i, for Potts |sum_i exp(2 pi i s_i / "
+             "q)|) from the last cluster pass before the measurement: sum_C |C|^2 / V over its "
+             "clusters (swendsen_wang) or the mean size of its clusters (wolff); h = 0 only"}};
+  }
+  void record_estimates(long long* slot) const override {
+    if (estimating_) {
+      c_.exec.for_each(2 * c_.settings.replicas, CopyEstimates{estimates_.data(), slot});
+    }
+  }
+
+ private:
+  using Spin = typename Model::Spin;
+
+  static std::vector<int64_t> ghost_layer_list(const EngineSettings& s) {
+    std::vector<int64_t> ghosts(D, 0);
+    if (!decomposed(s)) return ghosts;
+    const Decomposition d(s.dims, s.parallel_grid, s.communicator->size());
+    for (int a = 0; a < D; ++a) ghosts[static_cast<size_t>(a)] = d.split(a) ? 1 : 0;
+    return ghosts;
+  }
+  static ClusterLattice<D> make_geometry(const Checkerboard<D>& lattice, const EngineSettings& s) {
+    const std::vector<int64_t> list = ghost_layer_list(s);
+    int64_t ghosts[D];
+    for (int a = 0; a < D; ++a) ghosts[a] = list[static_cast<size_t>(a)];
+    return ClusterLattice<D>::make(lattice, ghosts);
+  }
+  void* spin_storage() {
+    if constexpr (Storage::kPacked) {
+      return c_.storage.words();
+    } else {
+      return c_.storage.sites();
+    }
+  }
+
+  /// One cluster step: bonds, labels, moves.
+  void step(bool single, uint64_t step_word) {
+    const int64_t sites = c_.settings.replicas * g_.volume;
+    c_.exec.for_each(c_.settings.replicas,
+                     PickClusters<Model>{c_.params, picks_.data(), step_word,
+                                         static_cast<uint64_t>(volume_of(c_.settings.dims))});
+    if constexpr (Storage::kPacked) {
+      bond_and_label(PackedSites<D>{c_.lattice, c_.storage.words()}, step_word);
+    } else {
+      bond_and_label(ByteSites<D, Spin>{c_.lattice, c_.storage.sites()}, step_word);
+    }
+    const ClusterLabels labels{parent_.data(), c_.box ? canon_.data() : nullptr, g_.volume};
+    if (single) find_seed_labels(labels);
+    const ClusterDecision<Model> decision{c_.params, single ? seed_labels_.data() : nullptr,
+                                          step_word};
+    if (estimating_ && single) add_seed_cluster_sizes(labels);
+    if constexpr (Storage::kPacked) {
+      c_.exec.for_each(sites / 32, MovePackedClusters<D, Model>{g_, c_.storage.words(), labels,
+                                                                decision});
+    } else {
+      c_.exec.for_each(sites, MoveClusters<D, Model>{g_, ByteSites<D, Spin>{c_.lattice,
+                                                                            c_.storage.sites()},
+                                                     labels, decision, picks_.data()});
+    }
+  }
+
+  template <class Sites>
+  void bond_and_label(const Sites& sites, uint64_t step_word) {
+    const int64_t sites_count = c_.settings.replicas * g_.volume;
+    c_.exec.for_each(sites_count, ClusterBonds<D, Model, Sites>{g_, c_.params, picks_.data(),
+                                                                 sites, bonds_.data(),
+                                                                 parent_.data(), step_word});
+    c_.exec.for_each(sites_count, UniteBonds<D>{g_, bonds_.data(), parent_.data()});
+    c_.exec.for_each(sites_count + 1, FlattenLabels{parent_.data()});
+    if (c_.box) merge_across_boxes();
+  }
+
+  /// Lowers every root's canonical label to the smallest of its cluster across the boxes.
+  void merge_across_boxes() {
+    const int64_t sites = c_.settings.replicas * g_.volume;
+    c_.exec.for_each(sites + 1, RootLabels<D>{g_, parent_.data(), canon_.data()});
+    const ClusterLabels labels{parent_.data(), canon_.data(), g_.volume};
+    for (int round = 0;; ++round) {
+      c_.exec.for_each(sites, StoreSiteLabels<D>{g_, labels, site_labels_.data()});
+      c_.exec.side_waits_for_main();
+      for (int colour = 0; colour < 2; ++colour)
+        label_box_->exchange(colour, reinterpret_cast<unsigned char*>(site_labels_.data()));
+      c_.exec.main_waits_for_side();
+      c_.exec.zero(changed_);
+      c_.exec.for_each(sites, MergeAcrossBoxes<D>{g_, bonds_.data(), parent_.data(),
+                                                  site_labels_.data(), canon_.data(),
+                                                  changed_.data()});
+      unsigned int changed = 0;
+      c_.exec.copy_to_host(changed_, &changed, 1);
+      long long any = changed;
+      sum_over_ranks(c_.box->communicator(), &any, 1);
+      if (any == 0) return;
+      if (round > 4 * c_.box->communicator().size() + 16)
+        throw std::logic_error("cluster labels did not converge across the boxes");
+    }
+  }
+
+  /// Wolff: every replica's seed label, from the box that holds the seed site.
+  void find_seed_labels(const ClusterLabels& labels) {
+    c_.exec.for_each(c_.settings.replicas,
+                     SeedLabels<D, Model>{g_, labels, picks_.data(), seed_labels_.data()});
+    if (!c_.box) return;
+    const int replicas = c_.settings.replicas;
+    std::vector<uint64_t> mine(static_cast<size_t>(replicas));
+    c_.exec.copy_to_host(seed_labels_, mine.data(), replicas);
+    Communicator& comm = c_.box->communicator();
+    std::vector<uint64_t> all(mine.size() * static_cast<size_t>(comm.size()));
+    comm.allgather(mine.data(), all.data(), mine.size() * sizeof(uint64_t));
+    for (size_t r = 0; r < mine.size(); ++r) {
+      for (int rank = 0; rank < comm.size(); ++rank)
+        mine[r] = std::min(mine[r], all[static_cast<size_t>(rank) * mine.size() + r]);
+    }
+    c_.exec.copy_to_device(mine.data(), seed_labels_, replicas);
+  }
+
+  /// Wolff's estimator: the seed cluster's sites, added to each replica's numerator.
+  void add_seed_cluster_sizes(const ClusterLabels& labels) {
+    for (int r = 0; r < c_.settings.replicas; ++r) {
+      c_.exec.template accumulate_exact_into<long long>(
+          g_.volume, SeedClusterSites<D>{g_, labels, seed_labels_.data(), r},
+          estimates_.data() + 2 * r);
+    }
+  }
+
+  /// Swendsen-Wang's estimator: sum_C |C|^2 into each replica's numerator.
+  void square_cluster_sizes() {
+    const int64_t sites = c_.settings.replicas * g_.volume;
+    c_.exec.zero(sizes_);
+    c_.exec.for_each(sites, CountClusterSites<D>{g_, parent_.data(), sizes_.data()});
+    for (int r = 0; r < c_.settings.replicas; ++r) {
+      c_.exec.template reduce_sum_into<long long>(
+          g_.volume, SquaredClusterSize{sizes_.data() + 1 + r * g_.volume},
+          estimates_.data() + 2 * r);
+    }
+  }
+
+  PassContext<Exec, D, Model, Storage> c_;
+  ClusterLattice<D> g_;
+  bool estimating_ = false;
+  typename Exec::template Buffer<uint8_t> bonds_;
+  typename Exec::template Buffer<uint32_t> parent_;
+  typename Exec::template Buffer<Pick> picks_;
+  typename Exec::template Buffer<uint64_t> seed_labels_;
+  typename Exec::template Buffer<long long> estimates_;  ///< [replica][numerator, denominator]
+  typename Exec::template Buffer<uint32_t> sizes_;
+  // Decomposed only.
+  typename Exec::template Buffer<uint64_t> canon_;
+  typename Exec::template Buffer<uint64_t> site_labels_;
+  typename Exec::template Buffer<unsigned int> changed_;
+  std::unique_ptr<DecomposedBox<Exec, D>> label_box_;
+};
+
+}  // namespace lattica
