@@ -124,6 +124,11 @@ struct ByteSites {
     return spins + r * lattice.volume() + lattice.storage_index(i);
   }
   LATTICA_HD_INLINE Spin spin(int64_t r, int64_t i) const { return *at(r, i); }
+  /// The spin of site i of colour `colour` (its coordinate sum mod 2, which the caller knows):
+  /// storage_index without its D divisions.
+  LATTICA_HD_INLINE Spin spin(int64_t r, int64_t i, int colour) const {
+    return spins[r * lattice.volume() + colour * lattice.half_volume + i / 2];
+  }
 };
 
 /// Multi-spin-coded Ising storage (kernels/models/ising_packed.hpp): bit j % 32 of word j / 32
@@ -133,7 +138,14 @@ struct PackedSites {
   Checkerboard<D> lattice;
   const uint32_t* words;
   LATTICA_HD_INLINE int8_t spin(int64_t r, int64_t i) const {
-    const int64_t position = lattice.storage_index(i);  // colour * V/2 + j, V/2 % 32 == 0
+    return spin_at(r, lattice.storage_index(i));
+  }
+  /// The spin of site i of colour `colour`, as ByteSites's.
+  LATTICA_HD_INLINE int8_t spin(int64_t r, int64_t i, int colour) const {
+    return spin_at(r, colour * lattice.half_volume + i / 2);
+  }
+  /// The spin at storage position colour * V/2 + j (V/2 % 32 == 0).
+  LATTICA_HD_INLINE int8_t spin_at(int64_t r, int64_t position) const {
     const uint32_t word = words[(r * lattice.volume() + position) >> 5];
     return (word >> (position & 31)) & 1 ? int8_t(1) : int8_t(-1);
   }
@@ -162,6 +174,12 @@ struct PickClusters {
   }
 };
 
+/// A node's parent before the unions: the ghost when its site's mask has the ghost bond, else
+/// the node itself.
+LATTICA_HD_INLINE uint32_t initial_parent(uint8_t mask, uint32_t node) {
+  return mask & kGhostBond ? kGhostNode : node;
+}
+
 /// Every site's bond mask and its node's initial parent (itself, or the ghost); functor over
 /// replica * V + site. Random words: word a for the bond along +e_a, word D for the ghost's,
 /// drawn only up to the last uncertain one.
@@ -181,15 +199,21 @@ struct ClusterBonds {
     int64_t x[D];
     g.coordinates(i, x);
     const bool inside = g.interior(x);
-    const typename Model::Spin s = sites.spin(r, i);
+    // The site's colour; every neighbour has the other (the extents are even), so the spins are
+    // read without storage_index's D divisions each (64-bit divisions are long on the GPU).
+    int64_t coordinate_sum = 0;
+    for (int a = 0; a < D; ++a) coordinate_sum += x[a];
+    const int colour = static_cast<int>(coordinate_sum & 1);
+    const typename Model::Spin s = sites.spin(r, i, colour);
     const typename Model::Embedding& e = picks[r].embedding;
     uint64_t threshold[D + 1];
     int last_uncertain = -1;
     for (int a = 0; a < D; ++a) {
       bool cross = false;
-      threshold[a] = g.owns_bond(x, inside, a, cross)
-                         ? Model::cluster_bond(params, e, s, sites.spin(r, g.up(i, x, a)))
-                         : 0;
+      threshold[a] =
+          g.owns_bond(x, inside, a, cross)
+              ? Model::cluster_bond(params, e, s, sites.spin(r, g.up(i, x, a), colour ^ 1))
+              : 0;
       if (threshold[a] > 0 && threshold[a] < kCertainBond) last_uncertain = a;
     }
     threshold[D] = inside ? Model::ghost_bond(params, e, s) : 0;
@@ -203,7 +227,7 @@ struct ClusterBonds {
     }
     bonds[index] = mask;
     const uint32_t node = static_cast<uint32_t>(index + 1);
-    parent[node] = mask & kGhostBond ? kGhostNode : node;
+    parent[node] = initial_parent(mask, node);
   }
 };
 
@@ -258,11 +282,10 @@ struct ClusterDecision {
     if (label == kGhostLabel) return false;
     const bool single = seed_label != nullptr;
     if (single && label != seed_label[r]) return false;
-    word = Model::cluster_move_draws(single)
-               ? SiteRandom(params.seed, RngStream::cluster_move, static_cast<uint32_t>(r),
-                            label - 1, step)
-                     .next()
-               : 0;
+    word = Model::cluster_move_draws(single) ? SiteRandom(params.seed, RngStream::cluster_move,
+                                                          static_cast<uint32_t>(r), label - 1, step)
+                                                   .next()
+                                             : 0;
     return true;
   }
 };

@@ -9,6 +9,21 @@
 // (Playne and Hawick, IEEE TPDS 2018), so whatever the order of the unions, every component
 // ends with its smallest node as root: labels are canonical, the same on every backend, block
 // size and thread count. The ghost, node 0, is the root of every component that reaches it.
+//
+// The finds of the unions halve the paths they walk (each node visited is pointed at its
+// grandparent), so that trees stay shallow while the unions run and the flattening walks short
+// paths. Concurrent halving is safe, and changes no label:
+//   - every write to a parent is an atomic minimum with a smaller node (a halving write only
+//     where parent != node, so never at a root), so parents only decrease and stay below their
+//     nodes: the parent graph stays a forest whose paths descend to the smallest node;
+//   - every write replaces a parent v by a node w that ends in v's component: a halving write's
+//     w was the parent of an earlier parent of the node, and a union whose atomic minimum
+//     displaced a non-root goes on to join the displaced node (see unite);
+//   - so no write loses a connection, each union ends with its two nodes under one root, and
+//     the components, hence the canonical roots, are exactly those of plain walks.
+// The flattening runs after the unions, when a thread writes only its own node (its root):
+// its walks only read.
+// (The first version's finds wrote nothing; tests/bench/cluster_bench.cu keeps them to compare.)
 
 #include <cstdint>
 
@@ -44,8 +59,8 @@ LATTICA_HD_INLINE uint32_t atomic_min_u32(uint32_t* address, uint32_t value) {
   return atomicMin(address, value);
 #else
   uint32_t old = __atomic_load_n(address, __ATOMIC_RELAXED);
-  while (value < old && !__atomic_compare_exchange_n(address, &old, value, true,
-                                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  while (value < old && !__atomic_compare_exchange_n(address, &old, value, true, __ATOMIC_RELAXED,
+                                                     __ATOMIC_RELAXED)) {
   }
   return old;
 #endif
@@ -58,8 +73,8 @@ LATTICA_HD_INLINE uint64_t atomic_min_u64(uint64_t* address, uint64_t value) {
                    static_cast<unsigned long long>(value));
 #else
   uint64_t old = __atomic_load_n(address, __ATOMIC_RELAXED);
-  while (value < old && !__atomic_compare_exchange_n(address, &old, value, true,
-                                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  while (value < old && !__atomic_compare_exchange_n(address, &old, value, true, __ATOMIC_RELAXED,
+                                                     __ATOMIC_RELAXED)) {
   }
   return old;
 #endif
@@ -74,7 +89,17 @@ LATTICA_HD_INLINE void atomic_add_u32(uint32_t* address, uint32_t value) {
 #endif
 }
 
-/// The root of node n (no compression: other threads may be reading the path).
+/// Lowers *parent to value when value is smaller (the writes of path halving); the old value is
+/// not needed, so the GPU issues a reduction rather than a returning atomic.
+LATTICA_HD_INLINE void lower_parent(uint32_t* parent, uint32_t value) {
+#if defined(__CUDA_ARCH__)
+  atomicMin(parent, value);
+#else
+  atomic_min_u32(parent, value);
+#endif
+}
+
+/// The root of node n, reading only (for parents that no thread changes any more).
 LATTICA_HD_INLINE uint32_t find_root(const uint32_t* parent, uint32_t n) {
   uint32_t p = load_parent(parent + n);
   while (p != n) {
@@ -84,11 +109,26 @@ LATTICA_HD_INLINE uint32_t find_root(const uint32_t* parent, uint32_t n) {
   return n;
 }
 
+/// The root of node n, halving the path: every node it passes on the way whose parent is not a
+/// root is lowered to its grandparent, and the walk goes on from there. Safe while other
+/// threads unite and halve (see the top of this file).
+LATTICA_HD_INLINE uint32_t find_root_halving(uint32_t* parent, uint32_t n) {
+  uint32_t p = load_parent(parent + n);
+  while (p != n) {
+    const uint32_t g = load_parent(parent + p);
+    if (g == p) return p;  // p is the root
+    lower_parent(parent + n, g);
+    n = g;
+    p = load_parent(parent + n);
+  }
+  return n;
+}
+
 /// Joins the components of nodes a and b. Precondition: parent is a forest with parent <= node.
 LATTICA_HD_INLINE void unite(uint32_t* parent, uint32_t a, uint32_t b) {
   while (true) {
-    a = find_root(parent, a);
-    b = find_root(parent, b);
+    a = find_root_halving(parent, a);
+    b = find_root_halving(parent, b);
     if (a == b) return;
     if (a < b) {
       const uint32_t t = a;
@@ -103,7 +143,9 @@ LATTICA_HD_INLINE void unite(uint32_t* parent, uint32_t a, uint32_t b) {
   }
 }
 
-/// Points every node at its root, so a label is one read; functor over nodes.
+/// Points every node at its root, so a label is one read; functor over nodes. After the unions
+/// the trees are shallow, and the walks read only; each thread writes its own node, with the
+/// root, which no other thread's write can change.
 struct FlattenLabels {
   uint32_t* parent;
   LATTICA_HD_INLINE void operator()(int64_t n) const {

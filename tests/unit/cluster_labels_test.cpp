@@ -1,12 +1,17 @@
 // The CPU cluster labelling against an independent flood fill on random bond sets: sparse,
-// percolating, all bonds, no bonds, and clusters that wrap around the periodic lattice.
+// percolating, all bonds, no bonds, and clusters that wrap around the periodic lattice; and the
+// engine's concurrent labelling (kernels/cluster/union_find.hpp) on several OpenMP threads
+// against it, node by node (tests/compare/gpu_cluster_labels_test.cu runs it on the GPU).
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
 #include <vector>
 
+#include "kernels/backend/cpu_exec.hpp"
 #include "kernels/cluster/labels_cpu.hpp"
+#include "kernels/models/ising.hpp"
+#include "tests/support/cluster_check.hpp"
 
 namespace lattica {
 namespace {
@@ -102,6 +107,155 @@ TEST(ClusterLabels, WrappingBondJoinsTheEnds) {
   EXPECT_EQ(labels[7], 0);
   EXPECT_EQ(labels[0], 0);
   for (int64_t i = 1; i < 7; ++i) EXPECT_EQ(labels[i], i);
+}
+
+// UniteBonds and FlattenLabels through CpuExec, the functors the GPU runs: every node's root is
+// the canonical one whatever the number of threads racing (more threads than cores too).
+TEST(ClusterLabels, ConcurrentUnionFindOnCpuThreadsGivesCanonicalRoots) {
+  for (const test::BondSet& b : test::standard_bond_sets(false)) {
+    SCOPED_TRACE(b.name);
+    const std::vector<uint32_t> want = test::expected_roots(b);
+    for (int threads : {1, 2, 3, 8}) {
+      ASSERT_TRUE(test::same_roots(test::concurrent_roots(CpuExec(threads), b), want))
+          << threads << " threads";
+    }
+  }
+}
+
+// The unions race where threads work on neighbouring sites at once (Interleaved: thread t on
+// sites t, t + T, ...), and path halving writes where other threads walk: a ring of all bonds
+// (one cluster, long paths), the 2D and 3D percolation thresholds, wrapping lines, repeated.
+TEST(ClusterLabels, ConcurrentUnionFindWithNeighboursRacing) {
+  const std::vector<test::BondSet> sets = {
+      test::uniform_bonds("ring", {20000}, 2, 1),
+      test::random_bonds("2D threshold", {200, 150}, 2, 0.5, 0.0, 7),
+      test::random_bonds("3D threshold, ghost bonds", {24, 20, 30}, 1, 0.2488, 0.001, 8),
+      test::wrapping_lines("3D wrapping lines", {30, 20, 24}, 1, 0.2488, 9)};
+  for (const test::BondSet& b : sets) {
+    SCOPED_TRACE(b.name);
+    const std::vector<uint32_t> want = test::expected_roots(b);
+    for (int repeat = 0; repeat < 20; ++repeat) {
+      const int threads = 2 + repeat % 3;
+      ASSERT_TRUE(test::same_roots(test::concurrent_roots(CpuExec(threads), b, threads), want))
+          << "repeat " << repeat << ", " << threads << " threads";
+    }
+  }
+}
+
+// ClusterBonds reads spins by colour (ByteSites and PackedSites::spin(r, i, colour)): the same
+// spins as through storage_index, for every site and every +e_a neighbour (the other colour),
+// on whole lattices of 1 to 4 dimensions and on a box with ghost layers.
+template <int D>
+void expect_colour_reads_match(const Checkerboard<D>& lattice, const int64_t (&ghosts)[D]) {
+  const ClusterLattice<D> g = ClusterLattice<D>::make(lattice, ghosts);
+  const int replicas = 2;
+  const int64_t volume = lattice.volume();
+  std::vector<int16_t> values(static_cast<size_t>(replicas * volume));
+  std::vector<uint32_t> words(static_cast<size_t>((replicas * volume + 31) / 32), 0);
+  std::mt19937_64 rng(static_cast<uint64_t>(volume));
+  for (size_t k = 0; k < values.size(); ++k) {
+    values[k] = static_cast<int16_t>(k);
+    if (rng() & 1) words[k / 32] |= 1u << (k % 32);
+  }
+  const ByteSites<D, int16_t> bytes{lattice, values.data()};
+  const PackedSites<D> packed{lattice, words.data()};
+  int64_t checked = 0;
+  for (int64_t r = 0; r < replicas; ++r) {
+    for (int64_t i = 0; i < volume; ++i) {
+      int64_t x[D];
+      g.coordinates(i, x);
+      int64_t sum = 0;
+      for (int a = 0; a < D; ++a) sum += x[a];
+      const int colour = static_cast<int>(sum & 1);
+      ASSERT_EQ(bytes.spin(r, i, colour), bytes.spin(r, i)) << "site " << i;
+      ASSERT_EQ(packed.spin(r, i, colour), packed.spin(r, i)) << "site " << i;
+      for (int a = 0; a < D; ++a) {
+        const int64_t j = g.up(i, x, a);
+        ASSERT_EQ(bytes.spin(r, j, colour ^ 1), bytes.spin(r, j)) << "site " << i << " axis " << a;
+        ASSERT_EQ(packed.spin(r, j, colour ^ 1), packed.spin(r, j))
+            << "site " << i << " axis " << a;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, replicas * volume * D);
+}
+
+TEST(ClusterBonds, SpinsReadByColourAreThoseOfTheStorage) {
+  const int64_t none1[1] = {0}, none2[2] = {0, 0}, none3[3] = {0, 0, 0}, none4[4] = {0, 0, 0, 0};
+  const int64_t ring[1] = {128}, square[2] = {6, 64}, odd_rows[2] = {10, 12};
+  const int64_t cube[3] = {4, 6, 64}, hyper[4] = {2, 4, 6, 8};
+  expect_colour_reads_match<1>(Checkerboard<1>::make(ring), none1);
+  expect_colour_reads_match<2>(Checkerboard<2>::make(square), none2);
+  expect_colour_reads_match<2>(Checkerboard<2>::make(odd_rows), none2);
+  expect_colour_reads_match<3>(Checkerboard<3>::make(cube), none3);
+  expect_colour_reads_match<4>(Checkerboard<4>::make(hyper), none4);
+  // A box of a 12 x 10 x 64 lattice: 6 x 10 interior rows along axis 0 with a ghost layer on
+  // each side, its origin at an odd coordinate.
+  const int64_t box[3] = {8, 10, 64}, global[3] = {12, 10, 64}, origin[3] = {3, 0, 0};
+  const int64_t ghosts[3] = {1, 0, 0};
+  expect_colour_reads_match<3>(Checkerboard<3>::make_box(box, global, origin, ghosts), ghosts);
+}
+
+// ClusterBonds with certain bonds (thresholds of probability 1, so no random word decides):
+// exactly the equal neighbours bonded, and the sites of the field's sign to the ghost, on byte
+// and multi-spin-coded storage, every replica. This checks the spins ClusterBonds reads.
+template <int D>
+void expect_certain_bonds(const int64_t (&extents)[D]) {
+  const Checkerboard<D> lattice = Checkerboard<D>::make(extents);
+  const int64_t zero[D] = {};
+  const ClusterLattice<D> g = ClusterLattice<D>::make(lattice, zero);
+  const int replicas = 2;
+  const int64_t sites = replicas * g.volume;
+  IsingParams params = make_ising_params(D, 0.3, 0.1, 5);
+  params.cluster_bond = kCertainBond;
+  params.ghost_bond = kCertainBond;
+  std::vector<int8_t> spins(static_cast<size_t>(sites));
+  std::vector<uint32_t> words(static_cast<size_t>(sites / 32), 0);
+  std::mt19937_64 rng(static_cast<uint64_t>(sites));
+  for (int64_t k = 0; k < sites; ++k) {  // storage order, the same spins in both storages
+    const bool up = rng() & 1;
+    spins[static_cast<size_t>(k)] = up ? int8_t(1) : int8_t(-1);
+    if (up) words[static_cast<size_t>(k / 32)] |= 1u << (k % 32);
+  }
+  const CpuExec exec(2);
+  std::vector<ClusterPick<IsingModel>> picks(replicas);
+  exec.for_each(replicas,
+                PickClusters<IsingModel>{params, picks.data(), 3, static_cast<uint64_t>(g.volume)});
+  std::vector<uint8_t> bytes_mask(static_cast<size_t>(sites)), packed_mask(bytes_mask.size());
+  std::vector<uint32_t> parent(static_cast<size_t>(sites + 1), 0);
+  using Bytes = ByteSites<D, int8_t>;
+  exec.for_each(sites, ClusterBonds<D, IsingModel, Bytes>{g, params, picks.data(),
+                                                          Bytes{lattice, spins.data()},
+                                                          bytes_mask.data(), parent.data(), 3});
+  exec.for_each(sites, ClusterBonds<D, IsingModel, PackedSites<D>>{
+                           g, params, picks.data(), PackedSites<D>{lattice, words.data()},
+                           packed_mask.data(), parent.data(), 3});
+  const Bytes reference{lattice, spins.data()};
+  for (int64_t r = 0; r < replicas; ++r) {
+    for (int64_t i = 0; i < g.volume; ++i) {
+      int64_t x[D];
+      g.coordinates(i, x);
+      uint8_t want = reference.spin(r, i) == 1 ? kGhostBond : 0;
+      for (int a = 0; a < D; ++a) {
+        if (reference.spin(r, g.up(i, x, a)) == reference.spin(r, i))
+          want |= static_cast<uint8_t>(1u << a);
+      }
+      const size_t index = static_cast<size_t>(r * g.volume + i);
+      ASSERT_EQ(bytes_mask[index], want) << "bytes, replica " << r << ", site " << i;
+      ASSERT_EQ(packed_mask[index], want) << "packed, replica " << r << ", site " << i;
+      ASSERT_EQ(parent[index + 1], want & kGhostBond ? kGhostNode : index + 1);
+    }
+  }
+}
+
+TEST(ClusterBonds, CertainBondsJoinExactlyTheEqualNeighbours) {
+  const int64_t ring[1] = {128}, square[2] = {6, 64}, cube[3] = {4, 6, 64};
+  const int64_t hyper[4] = {2, 4, 2, 64};
+  expect_certain_bonds<1>(ring);
+  expect_certain_bonds<2>(square);
+  expect_certain_bonds<3>(cube);
+  expect_certain_bonds<4>(hyper);
 }
 
 }  // namespace

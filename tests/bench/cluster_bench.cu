@@ -1,0 +1,587 @@
+// Cluster labelling on the GPU: the phases of a Swendsen-Wang step of the Ising model at its
+// critical coupling, with the engine's own functors (kernels/cluster/cluster_moves.hpp,
+// union_find.hpp) through CudaExec, on one replica of byte-per-spin storage:
+//   bonds:   PickClusters and ClusterBonds (FK bonds between equal neighbours, probability
+//            p = 1 - exp(-2 beta_c), and every node's initial parent);
+//   unite:   UniteBonds (the concurrent union-find over the bonds);
+//   flatten: FlattenLabels (every node pointed at its root);
+//   move:    MoveClusters (each cluster flipped or not, keyed by its canonical label).
+// Lattices: 2D L = 1024, 4096, 8192 (beta_c = ln(1 + sqrt 2) / 2) and 3D L = 64, 128, 256
+// (beta_c = 0.2216544). Configurations: "random" (independent +-1 spins: bonds of density p / 2,
+// below the percolation threshold), "ordered" (all +1: pure bond percolation at p, above it)
+// and "critical" (after kEquilibrationSteps Swendsen-Wang steps from a random start at beta_c:
+// the clusters of the critical point, at least on the scales equilibrated by then). Every
+// repeat draws new bonds (a new step word) on the same spins (restored before each repeat,
+// untimed).
+//
+// Variants, on the same spins and step words, so the same bonds:
+//   "halving": the engine's (the bonds read the spins by colour; the unions' finds halve the
+//              paths they walk);
+//   "plain":   the first version (commit c957b10): the bonds read the spins through
+//              storage_index, the finds only read. Kept here, in namespace first_version, to
+//              compare before and after, phase by phase;
+//   "halving+flatten_halving": the engine's, with a flattening whose walks halve too.
+// Every variant must give the same bonds and roots, node for node (checked on the first
+// repeat; on the smaller lattices also against the serial kernels/cluster/labels_cpu.hpp); a
+// mismatch is reported and the program exits with status 1.
+//
+// Reported per phase: the median time over --repeats repeats (CUDA events around each phase)
+// after kWarmup untimed ones, in ns per site, and the effective bandwidth of the least traffic
+// the phase needs (bytes per site below: each array read or written once, none of the unions'
+// extra reads) against the device's copy bandwidth (the faster of cudaMemcpyAsync and a copy
+// kernel over 1 GiB, 2 x bytes / time). Also: the labelling rate (bonds + unite + flatten) and
+// the whole step's in sites per ns, the number of clusters, the largest one's share of the
+// sites, and the depth of the union-find trees after the unions (mean over the nodes of the
+// number of parents to the root, and the largest), which the flattening walks.
+//
+//   cluster_bench [--repeats N] [--filter TEXT] [--json FILE]
+//
+// --filter runs only the cases whose name ("2D 4096^2 critical halving", ...) contains TEXT.
+// Needs about 0.5 GiB of device memory and 1 GiB of host memory at 8192^2.
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/backend/cuda_exec.cuh"
+#include "kernels/cluster/cluster_moves.hpp"
+#include "kernels/cluster/labels_cpu.hpp"
+#include "kernels/cluster/union_find.hpp"
+#include "kernels/models/ising.hpp"
+#include "kernels/rng/philox.hpp"
+#include "tests/bench/bench_support.cuh"
+
+namespace lattica {
+
+// ---- the first version of the labelling (c957b10), to compare against -------------------
+
+namespace first_version {
+
+/// ClusterBonds as it was: the spins read through storage_index (D divisions each).
+template <int D, class Model, class Sites>
+struct ClusterBonds {
+  ClusterLattice<D> g;
+  typename Model::Params params;
+  const ClusterPick<Model>* picks;
+  Sites sites;
+  uint8_t* bonds;
+  uint32_t* parent;
+  uint64_t step;
+
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
+    const int64_t r = index / g.volume;
+    const int64_t i = index - r * g.volume;
+    int64_t x[D];
+    g.coordinates(i, x);
+    const bool inside = g.interior(x);
+    const typename Model::Spin s = sites.spin(r, i);
+    const typename Model::Embedding& e = picks[r].embedding;
+    uint64_t threshold[D + 1];
+    int last_uncertain = -1;
+    for (int a = 0; a < D; ++a) {
+      bool cross = false;
+      threshold[a] = g.owns_bond(x, inside, a, cross)
+                         ? Model::cluster_bond(params, e, s, sites.spin(r, g.up(i, x, a)))
+                         : 0;
+      if (threshold[a] > 0 && threshold[a] < kCertainBond) last_uncertain = a;
+    }
+    threshold[D] = inside ? Model::ghost_bond(params, e, s) : 0;
+    if (threshold[D] > 0 && threshold[D] < kCertainBond) last_uncertain = D;
+    uint8_t mask = 0;
+    SiteRandom random(params.seed, RngStream::cluster_bond, static_cast<uint32_t>(r),
+                      static_cast<uint64_t>(g.global(i, x)), step);
+    for (int a = 0; a <= D; ++a) {
+      const uint32_t word = a <= last_uncertain ? random.next() : 0;
+      if (threshold[a] > word) mask |= a == D ? kGhostBond : static_cast<uint8_t>(1u << a);
+    }
+    bonds[index] = mask;
+    const uint32_t node = static_cast<uint32_t>(index + 1);
+    parent[node] = mask & kGhostBond ? kGhostNode : node;
+  }
+};
+
+/// The root of node n, reading only.
+LATTICA_HD_INLINE uint32_t find_root(const uint32_t* parent, uint32_t n) {
+  uint32_t p = load_parent(parent + n);
+  while (p != n) {
+    n = p;
+    p = load_parent(parent + n);
+  }
+  return n;
+}
+
+/// Joins the components of a and b: the larger root linked below the smaller, retried when
+/// another thread moved it first.
+LATTICA_HD_INLINE void unite(uint32_t* parent, uint32_t a, uint32_t b) {
+  while (true) {
+    a = find_root(parent, a);
+    b = find_root(parent, b);
+    if (a == b) return;
+    if (a < b) {
+      const uint32_t t = a;
+      a = b;
+      b = t;
+    }
+    const uint32_t old = atomic_min_u32(parent + a, b);
+    if (old == a) return;
+    a = old;
+  }
+}
+
+/// UniteBonds as it was (the same bonds, the same geometry), with the unions above.
+template <int D>
+struct UniteBonds {
+  ClusterLattice<D> g;
+  const uint8_t* bonds;
+  uint32_t* parent;
+
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
+    const uint8_t mask = bonds[index] & static_cast<uint8_t>(~kGhostBond);
+    if (!mask) return;
+    const int64_t r = index / g.volume;
+    const int64_t i = index - r * g.volume;
+    int64_t x[D];
+    g.coordinates(i, x);
+    if (!g.interior(x)) return;
+    for (int a = 0; a < D; ++a) {
+      bool cross = false;
+      if (!(mask >> a & 1)) continue;
+      g.owns_bond(x, true, a, cross);
+      if (cross) continue;
+      unite(parent, static_cast<uint32_t>(index + 1),
+            static_cast<uint32_t>(r * g.volume + g.up(i, x, a) + 1));
+    }
+  }
+};
+
+}  // namespace first_version
+
+/// A flattening whose walks halve the paths too (atomic minima, so no late write can undo a
+/// node's root); functor over nodes.
+struct FlattenHalving {
+  uint32_t* parent;
+  LATTICA_HD_INLINE void operator()(int64_t n) const {
+    const uint32_t node = static_cast<uint32_t>(n);
+    lower_parent(parent + node, find_root_halving(parent, node));
+  }
+};
+
+namespace {
+
+using namespace bench;
+
+constexpr size_t kCopyBytes = size_t{1} << 30;
+constexpr int kEquilibrationSteps = 100;
+/// The serial labelling checks lattices up to this many sites.
+constexpr int64_t kSerialCheckSites = int64_t{1} << 21;
+// Least traffic per site: bonds reads the spin and writes the mask and the parent (1 + 1 + 4);
+// unite reads the mask and the site's parent (1 + 4); flatten reads and writes the parent
+// (4 + 4); move reads the parent and reads and writes the spin (4 + 1 + 1).
+constexpr double kBondsBytes = 6, kUniteBytes = 5, kFlattenBytes = 8, kMoveBytes = 6;
+
+enum class Start { random, ordered, critical };
+enum class Variant { halving, plain, flatten_halving };
+
+const char* start_name(Start s) {
+  return s == Start::random ? "random" : s == Start::ordered ? "ordered" : "critical";
+}
+const char* variant_name(Variant v) {
+  return v == Variant::halving ? "halving"
+         : v == Variant::plain ? "plain"
+                               : "halving+flatten_halving";
+}
+
+/// Spin i: +1, or +-1 from the initial-state stream.
+struct FillSpins {
+  int8_t* spins;
+  bool random;
+  LATTICA_HD_INLINE void operator()(int64_t i) const {
+    spins[i] =
+        !random || philox_u32(12345, RngStream::initial_state, 0, static_cast<uint64_t>(i), 0) >> 31
+            ? int8_t(1)
+            : int8_t(-1);
+  }
+};
+
+struct CopySpins {
+  const int8_t* from;
+  int8_t* to;
+  LATTICA_HD_INLINE void operator()(int64_t i) const { to[i] = from[i]; }
+};
+
+/// Medians of the phases, in seconds.
+struct Phases {
+  double bonds = 0, unite = 0, flatten = 0, move = 0;
+};
+
+struct Result {
+  std::string name;
+  int d;
+  int64_t length;
+  std::string start;
+  std::string variant;
+  int64_t sites;
+  Phases seconds;
+  double bond_density;   ///< occupied bonds per bond (first repeat)
+  int64_t clusters;      ///< first repeat
+  double largest_share;  ///< the largest cluster's sites / V
+  double mean_depth;     ///< of the trees after the unions
+  int64_t max_depth;
+  bool ok;
+};
+
+/// Tree depths of a forest whose parents are below their nodes: mean over the nodes, largest.
+void tree_depths(const std::vector<uint32_t>& parent, double& mean, int64_t& largest) {
+  std::vector<uint32_t> depth(parent.size(), 0);
+  double sum = 0;
+  largest = 0;
+  for (size_t n = 1; n < parent.size(); ++n) {
+    if (parent[n] != n) depth[n] = depth[parent[n]] + 1;
+    sum += depth[n];
+    largest = std::max<int64_t>(largest, depth[n]);
+  }
+  mean = sum / static_cast<double>(parent.size() - 1);
+}
+
+/// One lattice of one dimension: every start and variant. (Exec is CudaExec here; the class
+/// takes any exec so that its bookkeeping can be tried on the CPU.)
+template <class Exec, int D>
+class LatticeBench {
+ public:
+  LatticeBench(const Exec& exec, int64_t length, double beta) : exec_(exec), length_(length) {
+    int64_t extents[D];
+    const int64_t ghosts[D] = {};
+    for (int a = 0; a < D; ++a) extents[a] = length;
+    lattice_ = Checkerboard<D>::make(extents);
+    g_ = ClusterLattice<D>::make(lattice_, ghosts);
+    volume_ = g_.volume;
+    params_ = make_ising_params(D, beta, 0.0, 2026);
+    spins_ = exec.template allocate<int8_t>(volume_);
+    saved_ = exec.template allocate<int8_t>(volume_);
+    bonds_ = exec.template allocate<uint8_t>(volume_);
+    parent_ = exec.template allocate<uint32_t>(volume_ + 1);
+    picks_ = exec.template allocate<ClusterPick<IsingModel>>(1);
+    exec.zero(parent_);  // node 0, the ghost (no field: never bonded)
+  }
+
+  static std::string name(int64_t length, Start start, Variant variant) {
+    return std::to_string(D) + "D " + std::to_string(length) + "^" + std::to_string(D) + " " +
+           start_name(start) + " " + variant_name(variant);
+  }
+
+  /// Sets the spins of `start` and keeps a copy to restore before each repeat.
+  void prepare(Start start) {
+    exec_.for_each(volume_, FillSpins{spins_.data(), start != Start::ordered});
+    if (start == Start::critical) {
+      for (int k = 0; k < kEquilibrationSteps; ++k) {
+        const uint64_t step = cluster_step(1000000 + static_cast<uint64_t>(k), 0, 0);
+        bonds(step, Variant::halving);
+        unite(Variant::halving);
+        flatten(Variant::halving);
+        move(step);
+      }
+    }
+    exec_.for_each(volume_, CopySpins{spins_.data(), saved_.data()});
+    reference_.clear();
+    reference_bonds_.clear();
+  }
+
+  /// --repeats timed repeats of the step after kWarmup untimed ones, checking the first.
+  Result run(Start start, Variant variant, int repeats) {
+    Result result{name(length_, start, variant),
+                  D,
+                  length_,
+                  start_name(start),
+                  variant_name(variant),
+                  volume_,
+                  {},
+                  0,
+                  0,
+                  0,
+                  0,
+                  0,
+                  true};
+    std::vector<double> t_bonds, t_unite, t_flatten, t_move;
+    for (int k = 0; k < kWarmup + repeats; ++k) {
+      exec_.for_each(volume_, CopySpins{saved_.data(), spins_.data()});
+      const uint64_t step = cluster_step(static_cast<uint64_t>(k), 0, 0);
+      const double b = exec_.time([&] { bonds(step, variant); });
+      const double u = exec_.time([&] { unite(variant); });
+      if (k == 0) examine_trees(result);
+      const double f = exec_.time([&] { flatten(variant); });
+      if (k == 0) check_roots(result);
+      const double m = exec_.time([&] { move(step); });
+      if (k < kWarmup) continue;
+      t_bonds.push_back(b);
+      t_unite.push_back(u);
+      t_flatten.push_back(f);
+      t_move.push_back(m);
+    }
+    result.seconds = {median(t_bonds), median(t_unite), median(t_flatten), median(t_move)};
+    return result;
+  }
+
+ private:
+  using Sites = ByteSites<D, int8_t>;
+
+  void bonds(uint64_t step, Variant variant) {
+    exec_.for_each(
+        1, PickClusters<IsingModel>{params_, picks_.data(), step, static_cast<uint64_t>(volume_)});
+    const Sites sites{lattice_, spins_.data()};
+    if (variant == Variant::plain) {
+      exec_.for_each(volume_,
+                     first_version::ClusterBonds<D, IsingModel, Sites>{
+                         g_, params_, picks_.data(), sites, bonds_.data(), parent_.data(), step});
+    } else {
+      exec_.for_each(volume_,
+                     ClusterBonds<D, IsingModel, Sites>{g_, params_, picks_.data(), sites,
+                                                        bonds_.data(), parent_.data(), step});
+    }
+  }
+  void unite(Variant variant) {
+    if (variant == Variant::plain) {
+      exec_.for_each(volume_, first_version::UniteBonds<D>{g_, bonds_.data(), parent_.data()});
+    } else {
+      exec_.for_each(volume_, UniteBonds<D>{g_, bonds_.data(), parent_.data()});
+    }
+  }
+  void flatten(Variant variant) {
+    if (variant == Variant::flatten_halving) {
+      exec_.for_each(volume_ + 1, FlattenHalving{parent_.data()});
+    } else {
+      exec_.for_each(volume_ + 1, FlattenLabels{parent_.data()});
+    }
+  }
+  void move(uint64_t step) {
+    const ClusterLabels labels{parent_.data(), nullptr, volume_};
+    const ClusterDecision<IsingModel> decision{params_, nullptr, step};
+    exec_.for_each(volume_, MoveClusters<D, IsingModel>{g_, Sites{lattice_, spins_.data()}, labels,
+                                                        decision, picks_.data()});
+  }
+
+  static double median(std::vector<double> t) {
+    std::sort(t.begin(), t.end());
+    return t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
+  }
+
+  /// Bond density and tree depths after the unions of the first repeat; its bonds must be the
+  /// first variant's.
+  void examine_trees(Result& result) {
+    std::vector<uint32_t> parent(static_cast<size_t>(volume_ + 1));
+    exec_.copy_to_host(parent_, parent.data());
+    tree_depths(parent, result.mean_depth, result.max_depth);
+    host_bonds_.resize(static_cast<size_t>(volume_));
+    exec_.copy_to_host(bonds_, host_bonds_.data());
+    if (reference_bonds_.empty()) {
+      reference_bonds_ = host_bonds_;
+    } else if (host_bonds_ != reference_bonds_) {
+      result.ok = false;
+      std::fprintf(stderr, "cluster_bench: %s: other bonds than the first variant's\n",
+                   result.name.c_str());
+    }
+    int64_t occupied = 0;
+    for (uint8_t mask : host_bonds_) {
+      for (int a = 0; a < D; ++a) occupied += mask >> a & 1;
+    }
+    result.bond_density = static_cast<double>(occupied) / static_cast<double>(D * volume_);
+  }
+
+  /// The roots after the first repeat's flattening: the same for every variant (the first
+  /// variant run sets the reference) and, on small lattices, the serial labelling's.
+  void check_roots(Result& result) {
+    std::vector<uint32_t> roots(static_cast<size_t>(volume_ + 1));
+    exec_.copy_to_host(parent_, roots.data());
+    std::vector<int64_t> sizes(roots.size(), 0);
+    for (size_t n = 1; n < roots.size(); ++n) ++sizes[roots[n]];
+    result.clusters = 0;
+    int64_t largest = 0;
+    for (size_t n = 1; n < roots.size(); ++n) {
+      result.clusters += roots[n] == n;
+      largest = std::max(largest, sizes[n]);
+    }
+    result.largest_share = static_cast<double>(largest) / static_cast<double>(volume_);
+    if (reference_.empty()) {
+      reference_ = roots;
+      if (volume_ <= kSerialCheckSites) {
+        int64_t dims[D];
+        for (int a = 0; a < D; ++a) dims[a] = length_;
+        const std::vector<int64_t> labels = label_clusters(host_bonds_, dims, D);
+        for (int64_t i = 0; i < volume_; ++i) {
+          if (roots[static_cast<size_t>(i + 1)] != labels[static_cast<size_t>(i)] + 1) {
+            result.ok = false;
+            std::fprintf(stderr, "cluster_bench: %s: site %lld has root %u, serial label %lld\n",
+                         result.name.c_str(), static_cast<long long>(i),
+                         roots[static_cast<size_t>(i + 1)],
+                         static_cast<long long>(labels[static_cast<size_t>(i)]));
+            break;
+          }
+        }
+      }
+    } else {
+      for (size_t n = 0; n < roots.size(); ++n) {
+        if (roots[n] != reference_[n]) {
+          result.ok = false;
+          std::fprintf(stderr, "cluster_bench: %s: node %zu has root %u, the first variant %u\n",
+                       result.name.c_str(), n, roots[n], reference_[n]);
+          break;
+        }
+      }
+    }
+  }
+
+  const Exec& exec_;
+  int64_t length_;
+  Checkerboard<D> lattice_;
+  ClusterLattice<D> g_;
+  int64_t volume_;
+  IsingParams params_;
+  typename Exec::template Buffer<int8_t> spins_, saved_;
+  typename Exec::template Buffer<uint8_t> bonds_;
+  typename Exec::template Buffer<uint32_t> parent_;
+  typename Exec::template Buffer<ClusterPick<IsingModel>> picks_;
+  std::vector<uint8_t> host_bonds_;
+  std::vector<uint8_t> reference_bonds_;  ///< the first variant's bonds on the first repeat
+  std::vector<uint32_t> reference_;       ///< the first variant's roots on the first repeat
+};
+
+/// Runs every start and variant whose name matches on one lattice.
+template <int D, class Exec>
+void bench_lattice(const Exec& exec, int64_t length, double beta, const Options& options,
+                   std::vector<Result>& results) {
+  const Start starts[] = {Start::random, Start::ordered, Start::critical};
+  const Variant variants[] = {Variant::halving, Variant::plain, Variant::flatten_halving};
+  const auto wanted = [&](Start s, Variant v) {
+    return LatticeBench<Exec, D>::name(length, s, v).find(options.filter) != std::string::npos;
+  };
+  bool any = false;
+  for (Start s : starts) {
+    for (Variant v : variants) any = any || wanted(s, v);
+  }
+  if (!any) return;
+  LatticeBench<Exec, D> bench(exec, length, beta);
+  for (Start s : starts) {
+    bool prepared = false;
+    for (Variant v : variants) {
+      if (!wanted(s, v)) continue;
+      if (!prepared) bench.prepare(s);
+      prepared = true;
+      results.push_back(bench.run(s, v, options.repeats));
+      const Result& r = results.back();
+      const double ns = 1e9 / static_cast<double>(r.sites);
+      const Phases& t = r.seconds;
+      std::printf("%-44s %7.4f %7.4f %7.4f %7.4f %8.2f %8.2f %6.3f %10lld %6.3f %7.2f %6lld  %s\n",
+                  r.name.c_str(), t.bonds * ns, t.unite * ns, t.flatten * ns, t.move * ns,
+                  static_cast<double>(r.sites) / ((t.bonds + t.unite + t.flatten) * 1e9),
+                  static_cast<double>(r.sites) / ((t.bonds + t.unite + t.flatten + t.move) * 1e9),
+                  r.bond_density, static_cast<long long>(r.clusters), r.largest_share, r.mean_depth,
+                  static_cast<long long>(r.max_depth), r.ok ? "ok" : "FAIL");
+      std::fflush(stdout);
+    }
+  }
+}
+
+void write_json(const std::string& path, const std::string& device, int repeats, double copy_gbps,
+                const std::vector<Result>& results) {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error("cannot write " + path);
+  char line[2048];
+  std::snprintf(line, sizeof line,
+                "{\n  \"program\": \"cluster_bench\",\n  \"device\": %s,\n  \"repeats\": %d,\n"
+                "  \"statistic\": \"median\",\n  \"copy_bandwidth_gb_per_s\": %.1f,\n"
+                "  \"bytes_per_site\": {\"bonds\": %g, \"unite\": %g, \"flatten\": %g, "
+                "\"move\": %g},\n  \"results\": [\n",
+                json_string(device).c_str(), repeats, copy_gbps, kBondsBytes, kUniteBytes,
+                kFlattenBytes, kMoveBytes);
+  f << line;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Result& r = results[i];
+    const double ns = 1e9 / static_cast<double>(r.sites);
+    const Phases& t = r.seconds;
+    const auto percent = [&](double bytes, double seconds) {
+      return 100.0 * bytes * static_cast<double>(r.sites) / seconds / 1e9 / copy_gbps;
+    };
+    std::snprintf(
+        line, sizeof line,
+        "    {\"case\": %s, \"d\": %d, \"L\": %lld, \"start\": %s, \"variant\": %s, "
+        "\"sites\": %lld, \"ns_per_site\": {\"bonds\": %.5f, \"unite\": %.5f, \"flatten\": %.5f, "
+        "\"move\": %.5f}, \"percent_of_copy\": {\"bonds\": %.1f, \"unite\": %.1f, "
+        "\"flatten\": %.1f, \"move\": %.1f}, \"labelling_sites_per_ns\": %.3f, "
+        "\"step_sites_per_ns\": %.3f, \"bond_density\": %.4f, \"clusters\": %lld, "
+        "\"largest_cluster_share\": %.4f, \"mean_tree_depth\": %.3f, \"max_tree_depth\": %lld, "
+        "\"verified\": %s}%s\n",
+        json_string(r.name).c_str(), r.d, static_cast<long long>(r.length),
+        json_string(r.start).c_str(), json_string(r.variant).c_str(),
+        static_cast<long long>(r.sites), t.bonds * ns, t.unite * ns, t.flatten * ns, t.move * ns,
+        percent(kBondsBytes, t.bonds), percent(kUniteBytes, t.unite),
+        percent(kFlattenBytes, t.flatten), percent(kMoveBytes, t.move),
+        static_cast<double>(r.sites) / ((t.bonds + t.unite + t.flatten) * 1e9),
+        static_cast<double>(r.sites) / ((t.bonds + t.unite + t.flatten + t.move) * 1e9),
+        r.bond_density, static_cast<long long>(r.clusters), r.largest_share, r.mean_depth,
+        static_cast<long long>(r.max_depth), r.ok ? "true" : "false",
+        i + 1 < results.size() ? "," : "");
+    f << line;
+  }
+  f << "  ]\n}\n";
+  if (!f) throw std::runtime_error("error writing " + path);
+}
+
+int run(int argc, char** argv) {
+  Options options;
+  if (const int exit_code = parse_options(argc, argv, options); exit_code >= 0) return exit_code;
+  const CudaExec exec(0);
+  const cudaDeviceProp prop = current_device_properties();
+
+  // The reference copy: cudaMemcpyAsync and the copy kernel over 1 GiB, the faster.
+  double copy_gbps = 0;
+  {
+    DeviceBytes from(kCopyBytes), to(kCopyBytes);
+    LATTICA_CUDA_CHECK(cudaMemsetAsync(from.data(), 1, kCopyBytes, exec.stream()));
+    const double memcpy_ms = median_ms(
+        [&](cudaStream_t s) {
+          LATTICA_CUDA_CHECK(
+              cudaMemcpyAsync(to.data(), from.data(), kCopyBytes, cudaMemcpyDeviceToDevice, s));
+        },
+        exec.stream(), options.repeats);
+    const double kernel_ms =
+        median_ms([&](cudaStream_t s) { copy_words(from.data(), to.data(), kCopyBytes, s); },
+                  exec.stream(), options.repeats);
+    copy_gbps = 2.0 * static_cast<double>(kCopyBytes) / std::min(memcpy_ms, kernel_ms) / 1e6;
+  }
+  std::printf("device: %s, copy bandwidth %.1f GB/s; median of %d repeats after %d warm-up\n",
+              prop.name, copy_gbps, options.repeats, kWarmup);
+  std::printf("%-44s %7s %7s %7s %7s %8s %8s %6s %10s %6s %7s %6s  %s\n", "case (ns per site:)",
+              "bonds", "unite", "flatten", "move", "label/ns", "step/ns", "p_occ", "clusters",
+              "giant", "depth", "max", "check");
+
+  const double beta2 = 0.44068679350977151, beta3 = 0.2216544;
+  std::vector<Result> results;
+  for (int64_t length : {1024, 4096, 8192}) bench_lattice<2>(exec, length, beta2, options, results);
+  for (int64_t length : {64, 128, 256}) bench_lattice<3>(exec, length, beta3, options, results);
+  if (results.empty()) throw std::runtime_error("no benchmark matches --filter " + options.filter);
+
+  if (!options.json_path.empty()) {
+    write_json(options.json_path, prop.name, options.repeats, copy_gbps, results);
+    std::printf("wrote %s\n", options.json_path.c_str());
+  }
+  int failures = 0;
+  for (const Result& r : results) failures += !r.ok;
+  if (failures > 0) {
+    std::fprintf(stderr, "cluster_bench: %d case(s) with wrong roots\n", failures);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace lattica
+
+int main(int argc, char** argv) {
+  return lattica::bench::guarded_main("cluster_bench", lattica::run, argc, argv);
+}

@@ -1,0 +1,147 @@
+// The cluster labelling on the GPU (kernels/cluster/union_find.hpp: UniteBonds, then
+// FlattenLabels, through CudaExec, with the initial parents ClusterBonds sets) against the
+// serial labelling (kernels/cluster/labels_cpu.hpp) on random, percolating, sparse, full, empty,
+// wrapping and ghost-bonded bond sets of 1 to 4 dimensions and several replicas, up to 1024^2,
+// 128^3 and 32^4 sites so that many threads race: every node's root must be exactly the
+// canonical one (1 + the smallest site of its cluster, or the ghost, 0), at every block size.
+// The same functors on CPU threads are checked in tests/unit/cluster_labels_test.cpp (the CUDA
+// files' host code is compiled without OpenMP).
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "kernels/backend/cpu_exec.hpp"
+#include "kernels/backend/cuda_exec.cuh"
+#include "kernels/cluster/cluster_moves.hpp"
+#include "kernels/models/ising.hpp"
+#include "kernels/models/potts.hpp"
+#include "tests/support/cluster_check.hpp"
+#include "tests/support/gpu.hpp"
+
+namespace lattica::test {
+namespace {
+
+TEST(GpuClusterLabels, CanonicalRootsOnEveryBondSetAndBlockSize) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  const CudaExec small(0, 64), usual(0, 256), large(0, 1024);
+  for (const BondSet& b : standard_bond_sets(true)) {
+    SCOPED_TRACE(b.name);
+    const std::vector<uint32_t> want = expected_roots(b);
+    ASSERT_TRUE(same_roots(concurrent_roots(small, b), want)) << "block 64";
+    ASSERT_TRUE(same_roots(concurrent_roots(usual, b), want)) << "block 256";
+    ASSERT_TRUE(same_roots(concurrent_roots(large, b), want)) << "block 1024";
+  }
+}
+
+// Labelling replicas together gives each the roots it has alone, moved by its offset.
+TEST(GpuClusterLabels, ReplicasAreLabelledIndependently) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  const CudaExec exec(0);
+  for (const std::vector<int64_t>& dims :
+       {std::vector<int64_t>{4096}, std::vector<int64_t>{96, 80}, std::vector<int64_t>{20, 18, 16},
+        std::vector<int64_t>{8, 10, 6, 12}}) {
+    const int replicas = 5;
+    const BondSet together =
+        with_ghost_bonds(random_bonds("replicas", dims, replicas, 0.5, 0.0, 91), 3, 92);
+    const std::vector<uint32_t> all = concurrent_roots(exec, together);
+    const int64_t volume = together.volume();
+    for (int r = 0; r < replicas; ++r) {
+      BondSet alone{"replica alone", dims, 1, {}};
+      alone.bonds.assign(together.bonds.begin() + r * volume,
+                         together.bonds.begin() + (r + 1) * volume);
+      const std::vector<uint32_t> own = concurrent_roots(exec, alone);
+      std::vector<uint32_t> moved(static_cast<size_t>(volume + 1), kGhostNode);
+      for (int64_t i = 0; i < volume; ++i) {
+        const uint32_t root = all[static_cast<size_t>(1 + r * volume + i)];
+        moved[static_cast<size_t>(1 + i)] =
+            root == kGhostNode ? kGhostNode : static_cast<uint32_t>(root - r * volume);
+      }
+      EXPECT_TRUE(same_roots(moved, own)) << dims.size() << "D, replica " << r;
+    }
+  }
+}
+
+// The engine's own bonds: ClusterBonds on random configurations (Ising with a field, so some
+// ghost bonds; Potts q = 3 with h > 0), on the GPU and through CpuExec, then the labelling. The
+// bond masks must be the same bits on both backends, and the roots canonical for those bonds.
+template <int D, class Model>
+void expect_engine_bonds_labelled(const typename Model::Params& params, const int64_t (&extents)[D],
+                                  int replicas, int q, uint64_t step) {
+  const Checkerboard<D> lattice = Checkerboard<D>::make(extents);
+  const int64_t zero[D] = {};
+  const ClusterLattice<D> g = ClusterLattice<D>::make(lattice, zero);
+  const int64_t sites = replicas * g.volume;
+  std::vector<typename Model::Spin> spins(static_cast<size_t>(sites));
+  std::mt19937_64 rng(step);
+  for (auto& s : spins) {
+    const int k = static_cast<int>(rng() % static_cast<uint64_t>(q));
+    s = static_cast<typename Model::Spin>(q == 2 ? 2 * k - 1 : k);  // Ising: -1, +1
+  }
+  BondSet b{"engine bonds", {}, replicas, {}};
+  for (int a = 0; a < D; ++a) b.dims.push_back(extents[a]);
+
+  std::vector<uint8_t> bonds_on[2];
+  std::vector<uint32_t> roots_on[2];
+  const auto run = [&](const auto& exec, int which) {
+    auto d_spins = exec.template allocate<typename Model::Spin>(sites);
+    auto picks = exec.template allocate<ClusterPick<Model>>(replicas);
+    auto bonds = exec.template allocate<uint8_t>(sites);
+    auto parent = exec.template allocate<uint32_t>(sites + 1);
+    exec.copy_to_device(spins.data(), d_spins);
+    exec.zero(parent);
+    exec.for_each(replicas,
+                  PickClusters<Model>{params, picks.data(), step, static_cast<uint64_t>(g.volume)});
+    using Sites = ByteSites<D, typename Model::Spin>;
+    exec.for_each(sites, ClusterBonds<D, Model, Sites>{g, params, picks.data(),
+                                                       Sites{lattice, d_spins.data()}, bonds.data(),
+                                                       parent.data(), step});
+    exec.for_each(sites, UniteBonds<D>{g, bonds.data(), parent.data()});
+    exec.for_each(sites + 1, FlattenLabels{parent.data()});
+    bonds_on[which].resize(static_cast<size_t>(sites));
+    roots_on[which].resize(static_cast<size_t>(sites + 1));
+    exec.copy_to_host(bonds, bonds_on[which].data());
+    exec.copy_to_host(parent, roots_on[which].data());
+  };
+  run(CpuExec(1), 0);
+  run(CudaExec(0), 1);
+  ASSERT_EQ(bonds_on[1], bonds_on[0]) << "bond masks, GPU against CPU";
+  b.bonds = bonds_on[0];
+  int64_t ghost = 0, occupied = 0;
+  for (uint8_t mask : b.bonds) {
+    ghost += (mask & kGhostBond) != 0;
+    for (int a = 0; a < D; ++a) occupied += mask >> a & 1;
+  }
+  EXPECT_GT(ghost, 0) << "the case should have ghost bonds";
+  EXPECT_GT(occupied, 0);
+  const std::vector<uint32_t> want = expected_roots(b);
+  EXPECT_TRUE(same_roots(roots_on[0], want)) << "CPU";
+  EXPECT_TRUE(same_roots(roots_on[1], want)) << "GPU";
+}
+
+TEST(GpuClusterLabels, EngineBondsOnBothBackendsLabelCanonically) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  {
+    SCOPED_TRACE("Ising 2D, h = 0.1, at beta_c");
+    const int64_t extents[2] = {256, 130};
+    expect_engine_bonds_labelled<2, IsingModel>(make_ising_params(2, 0.4406868, 0.1, 17), extents,
+                                                2, 2, 5);
+  }
+  {
+    SCOPED_TRACE("Ising 3D, h = -0.05");
+    const int64_t extents[3] = {32, 24, 40};
+    expect_engine_bonds_labelled<3, IsingModel>(make_ising_params(3, 0.2216544, -0.05, 18), extents,
+                                                1, 2, 6);
+  }
+  {
+    SCOPED_TRACE("Potts q = 3 2D, h = 0.2");
+    const int64_t extents[2] = {64, 96};
+    expect_engine_bonds_labelled<2, PottsModel>(make_potts_params(2, 3, 1.0050, 0.2, 19), extents,
+                                                3, 3, 7);
+  }
+}
+
+}  // namespace
+}  // namespace lattica::test
