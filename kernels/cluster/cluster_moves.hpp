@@ -369,10 +369,13 @@ struct CountClusterSites {
   }
 };
 
-/// |C|^2 at each root of one replica (0 elsewhere); functor over its sites.
+/// |C|^2 at each root of one replica (0 elsewhere), leaving out the clusters that cross into
+/// other boxes (`crossing`, when set); functor over its sites.
 struct SquaredClusterSize {
-  const uint32_t* sizes;  ///< the replica's nodes
+  const uint32_t* sizes;    ///< the replica's nodes
+  const uint8_t* crossing;  ///< the replica's nodes: a bond to a ghost; or null
   LATTICA_HD_INLINE long long operator()(int64_t i) const {
+    if (crossing && crossing[i]) return 0;
     const long long n = sizes[i];
     return n * n;
   }

@@ -65,13 +65,16 @@ LATTICA_HD_INLINE uint64_t atomic_min_u64(uint64_t* address, uint64_t value) {
 #endif
 }
 
-/// *address += value atomically.
-LATTICA_HD_INLINE void atomic_add_u32(uint32_t* address, uint32_t value) {
+/// *address += value atomically; returns the old value.
+LATTICA_HD_INLINE uint32_t atomic_fetch_add_u32(uint32_t* address, uint32_t value) {
 #if defined(__CUDA_ARCH__)
-  atomicAdd(address, value);
+  return atomicAdd(address, value);
 #else
-  __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
+  return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
 #endif
+}
+LATTICA_HD_INLINE void atomic_add_u32(uint32_t* address, uint32_t value) {
+  atomic_fetch_add_u32(address, value);
 }
 
 /// The root of node n (no compression: other threads may be reading the path).
