@@ -77,6 +77,18 @@ LATTICA_HD_INLINE void atomic_add_u32(uint32_t* address, uint32_t value) {
   atomic_fetch_add_u32(address, value);
 }
 
+/// counts[index] += 1 atomically; on the GPU the lanes of a warp that count the same index
+/// add together (one atomic per distinct index), since a large cluster's sites all count at
+/// its root.
+LATTICA_HD_INLINE void count_at(uint32_t* counts, uint32_t index) {
+#if defined(__CUDA_ARCH__)
+  const unsigned same = __match_any_sync(__activemask(), index);
+  if (static_cast<int>(threadIdx.x & 31) == __ffs(same) - 1) atomicAdd(counts + index, __popc(same));
+#else
+  __atomic_fetch_add(counts + index, 1u, __ATOMIC_RELAXED);
+#endif
+}
+
 /// The root of node n (no compression: other threads may be reading the path).
 LATTICA_HD_INLINE uint32_t find_root(const uint32_t* parent, uint32_t n) {
   uint32_t p = load_parent(parent + n);

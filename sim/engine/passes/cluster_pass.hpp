@@ -54,7 +54,8 @@ struct RootLabels {
       return;
     }
     if (parent[n] != n) return;
-    const int64_t i = (n - 1) % g.volume;
+    int64_t i;
+    g.replica(n - 1, i);
     int64_t x[D];
     g.coordinates(i, x);
     canon[n] = 1 + static_cast<uint64_t>(g.global(i, x));
@@ -68,9 +69,11 @@ struct StoreSiteLabels {
   ClusterLabels labels;
   uint64_t* site_labels;  ///< [replica * V + storage position]
   LATTICA_HD_INLINE void operator()(int64_t index) const {
-    const int64_t r = index / g.volume;
-    const int64_t i = index - r * g.volume;
-    site_labels[r * g.volume + g.storage.storage_index(i)] = labels(r, index);
+    int64_t i;
+    const int64_t r = g.replica(index, i);
+    int64_t x[D];
+    const int colour = g.coordinates(i, x);
+    site_labels[r * g.volume + g.position(i, colour)] = labels(r, index);
   }
 };
 
@@ -89,10 +92,10 @@ struct MergeAcrossBoxes {
   LATTICA_HD_INLINE void operator()(int64_t index) const {
     const uint8_t mask = bonds[index] & static_cast<uint8_t>(~kGhostBond);
     if (!mask) return;
-    const int64_t r = index / g.volume;
-    const int64_t i = index - r * g.volume;
+    int64_t i;
+    const int64_t r = g.replica(index, i);
     int64_t x[D];
-    g.coordinates(i, x);
+    const int colour = g.coordinates(i, x);
     const bool inside = g.interior(x);
     for (int a = 0; a < D; ++a) {
       bool cross = false;
@@ -100,7 +103,8 @@ struct MergeAcrossBoxes {
       const int64_t j = g.up(i, x, a);
       const int64_t own = inside ? i : j;      // the end in this box
       const int64_t ghost = inside ? j : i;    // the end in the neighbour's
-      const uint64_t label = site_labels[r * g.volume + g.storage.storage_index(ghost)];
+      const int ghost_colour = inside ? 1 - colour : colour;
+      const uint64_t label = site_labels[r * g.volume + g.position(ghost, ghost_colour)];
       const uint32_t root = parent[r * g.volume + own + 1];
       crossing[root] = 1;
       if (label < atomic_min_u64(canon + root, label)) store_parent(changed, 1u);
