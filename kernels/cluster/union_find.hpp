@@ -89,14 +89,21 @@ LATTICA_HD_INLINE void count_at(uint32_t* counts, uint32_t index) {
 #endif
 }
 
-/// The root of node n (no compression: other threads may be reading the path).
-LATTICA_HD_INLINE uint32_t find_root(const uint32_t* parent, uint32_t n) {
-  uint32_t p = load_parent(parent + n);
-  while (p != n) {
-    n = p;
-    p = load_parent(parent + n);
+/// The root of node n, halving the path on the way: each node visited is pointed at its
+/// grandparent. Concurrent unions link bonded nodes in any order, so without it a run of L
+/// bonded sites can become a chain of length L that every later find walks. Safe while others
+/// read and link: a grandparent is an ancestor (in the same component, smaller than the node),
+/// and where the store overwrites a concurrent link of the node, that union retries from the
+/// node's old parent (unite below), so no connection is lost.
+LATTICA_HD_INLINE uint32_t find_root(uint32_t* parent, uint32_t n) {
+  while (true) {
+    const uint32_t p = load_parent(parent + n);
+    if (p == n) return n;
+    const uint32_t grandparent = load_parent(parent + p);
+    if (grandparent == p) return p;
+    store_parent(parent + n, grandparent);
+    n = grandparent;
   }
-  return n;
 }
 
 /// Joins the components of nodes a and b. Precondition: parent is a forest with parent <= node.
