@@ -14,7 +14,11 @@ a sweep index .json standing for its points' files; every command has --help):
                                            masses, blocked-jackknife errors
     python3 -m analysis plot FILE... --out DIR
                                            PNG figures
-summary, reweight, crossing and effmass take --json [PATH] for a machine-readable report.
+    python3 -m analysis dynamics FILE... [--rates JSON] [--plot PNG]
+                                           tau_int across sizes and update algorithms, fits
+                                           tau = A L^z, samples per second and gains
+summary, reweight, crossing, effmass and dynamics take --json [PATH] for a machine-readable
+report. summary compares a cluster pass's improved estimator m2_improved with V <m^2>.
 Files with /correlators/structure_factor also get xi2 (second-moment correlation length) in
 summary, and correlator figures in plot.
 
@@ -37,6 +41,8 @@ Modules:
     summary        thermalisation cut and the per-run table
     reweight       Ferrenberg-Swendsen single-histogram reweighting
     crossing       Binder-cumulant crossings
+    dynamics       autocorrelation times across lattice sizes and algorithms, dynamic
+                   exponents, independent samples per second
     plots          figures (matplotlib, Agg)
 
 From Python:

@@ -13,6 +13,11 @@
                                   with blocked-jackknife errors
     plot FILE... [--out DIR] [--cut N]
                                   PNG figures
+    dynamics FILE... [--rates JSON] [--rate KEY=VALUE]... [--extrapolate L]
+             [--reference NAME] [--cut N] [--json [PATH]] [--plot PNG]
+                                  tau_int of e, |m|, m^2 per run in sweeps, fits tau = A L^z
+                                  per update algorithm, independent samples per second and
+                                  the gain over a reference algorithm
 
 FILE is a sim output file (.h5) or a sweep index (.json), which stands for its points' files;
 a point whose file is missing is reported on stderr and skipped. Exit status: 0 when every
@@ -66,6 +71,11 @@ for n = 2 also helicity_a (its mean is the helicity modulus along axis a) and
 phi4 (m = phi, the signed mean field; no beta): m, |m|, m^2, m^4, phi2, link, action, the
 scalar U4 and chi = V (<m^2> - <|m|>^2), chi' = V <m^2> or chi_c = V (<m^2> - <m>^2) without a
 beta factor, and no specific heat.
+Ising and Potts runs with a cluster pass at h = 0 also have m2_improved, an improved estimator
+of <M^2>/V = V <m^2> (Swendsen-Wang: sum_C |C|^2 / V; Wolff: the mean cluster size); it is
+compared with the plain V <m^2> (Potts: |m|^2, m the modulus): both with errors and tau_int,
+their difference in units of the Gamma error of the paired differences V m_t^2 -
+m2_improved_t (a warning beyond 3), and the ratio of the plain error to the improved one.
 Errors from the Gamma method (U. Wolff, Comput. Phys. Commun. 156 (2004) 143; S_tau =
 1.5, bias-corrected; replicas combined; with R >= 2 replicas the derived values also have
 their O(1/N) bias cancelled with the per-replica estimates). A W marked '!' means no window
@@ -115,6 +125,24 @@ Since C(dt) = C(T - dt), the table stops at dt = T/2; --json holds every dt = 0 
 
 MOMENTUM_HELP = ("row of /correlators/timeslice/momenta to analyse (0: p = 0, the default), or "
                  "'all'")
+
+DYNAMICS_DESCRIPTION = """\
+Each FILE is one run of one update sequence at one lattice size (any number of replicas).
+Per run: tau_int of e, |m| and m^2 (Gamma method, replicas combined) in sweeps, a sweep being
+one pass of the whole update sequence (measure_every times tau_int in measurements; a "wolff"
+pass of N clusters is one sweep), and, with a rate, the independent samples per second
+  rate 1e9 / (passes V 2 tau_int)        rate in site updates/ns as sim counts them
+for Wolff runs also the flipped fraction per sweep N <|C|>/V (<|C|> = <m2_improved>) and
+tau_int in Wolff units. Per algorithm (the sequence; with the cluster count when
+update.wolff_clusters != 1) and observable: the fit tau_int = A L^z (weighted least squares in
+log-log, z with its error and chi^2/dof), the fitted tau_int and samples per second at
+L = --extrapolate, and the gain over the --reference algorithm (samples/s ratio) there and at
+each size both measured.
+sim prints a run's rate when it ends but does not store it in the file: give it with --rates
+(a JSON side file, as tests/bench/cluster_dynamics.py writes: {"runs": [{"file": F,
+"site_updates_per_ns": X}, ...]}, or a plain {F: X}) or --rate KEY=VALUE, KEY a file, a size
+L or LABEL:L. The extrapolation uses the rate of each algorithm's largest size unless
+--extrapolation-rate LABEL=VALUE gives the rate at that size. dynamics.py has the details."""
 
 PLOT_DESCRIPTION = """\
 Writes PNG figures into DIR and prints their paths: per file <stem>.series.png (e and m
@@ -582,6 +610,58 @@ def cmd_plot(args, parser):
     return 0 if ok and prepared else 1
 
 
+def _rate_options(values, option):
+    """KEY=VALUE options as a list of (key, rate) pairs, or the error message."""
+    from analysis import dynamics
+    pairs = []
+    for text in values or []:
+        try:
+            pairs.append(dynamics.parse_rate_option(text))
+        except ValueError as e:
+            return None, str(e).replace("--rate", option, 1)
+    return pairs, None
+
+
+def cmd_dynamics(args, parser):
+    from analysis import dynamics
+    target = _json_target(args, parser)
+    if args.extrapolate <= 0:
+        parser.error("--extrapolate must be a positive size")
+    if args.plot is not None and _looks_like_input(args.plot):
+        parser.error(f"--plot {args.plot}: that is a data or index file, not a figure path")
+    rate_options, problem = _rate_options(args.rate, "--rate")
+    extrapolation, problem2 = _rate_options(args.extrapolation_rate, "--extrapolation-rate")
+    if problem or problem2:
+        parser.error(problem or problem2)
+    side = {}
+    if args.rates is not None:
+        try:
+            side = dynamics.read_rates(args.rates)
+        except (OSError, ValueError, TypeError, KeyError) as e:
+            _error(f"--rates {args.rates}: {e}")
+            return 2
+    prepared, ok = _prepare(args.files, args.cut)
+    runs = []
+    for p in prepared:
+        label = dynamics.run_algorithm(p.run)[3]
+        dims = list(p.dims)
+        size = dims[0] if len(set(dims)) == 1 else None
+        rate, source = dynamics.find_rate(p.paths[0], label, size, rate_options, side)
+        runs.append(dynamics.analyse_run(p, rate, source))
+    if not runs:
+        return 1
+    document = dynamics.analyse(runs, args.extrapolate, args.reference, dict(extrapolation))
+    if target != "-":
+        print(dynamics.format_dynamics(document))
+    if args.plot is not None:
+        path = dynamics.plot(document, args.plot)
+        if target != "-":
+            print(f"plot: {path}")
+    if target is not None:
+        _emit_json(document, target)
+    return 0 if ok else 1
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python3 -m analysis", description="Analyses Lattica output files.",
@@ -632,6 +712,27 @@ def main(argv=None):
                    help="directory for the figures (created; default: the current directory)")
     p.add_argument("--cut", type=int, metavar="N", help=CUT_HELP)
     p.set_defaults(handler=cmd_plot)
+
+    p = add("dynamics", "tau_int across sizes and algorithms, dynamic exponents, samples/s",
+            DYNAMICS_DESCRIPTION)
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--rates", metavar="JSON",
+                   help="side file of the runs' rates in site updates/ns")
+    p.add_argument("--rate", action="append", metavar="KEY=VALUE",
+                   help="a rate in site updates/ns for a file, a size L or LABEL:L "
+                        "(repeatable; before --rates)")
+    p.add_argument("--extrapolate", type=int, default=4096, metavar="L",
+                   help="lattice size for the extrapolated samples per second (default 4096)")
+    p.add_argument("--extrapolation-rate", action="append", metavar="LABEL=VALUE",
+                   help="an algorithm's rate at the extrapolated size (default: the rate of "
+                        "its largest size; repeatable)")
+    p.add_argument("--reference", default="metropolis", metavar="NAME",
+                   help="the algorithm gains are measured against (default metropolis)")
+    p.add_argument("--cut", type=int, metavar="N", help=CUT_HELP)
+    p.add_argument("--json", nargs="?", const="-", metavar="PATH", help=JSON_HELP)
+    p.add_argument("--plot", metavar="PNG", help="write tau_int against L (log-log) with the "
+                                                 "fits to this PNG file")
+    p.set_defaults(handler=cmd_dynamics)
 
     args = parser.parse_args(argv)
     if getattr(args, "cut", None) is not None and args.cut < 0:

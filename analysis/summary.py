@@ -18,7 +18,7 @@ sites, beta the simulated coupling):
                   e in the thermalisation check; no beta
 
 Primary observables:
-    ising, potts  e, m, |m|, m^2, m^4, e^2
+    ising, potts  e, m, |m|, m^2, m^4, e^2; m2_improved where the file has it (below)
     on            e, |m|, m^2, m^4, e^2; m_0, m_0^2 (component along h, only at h != 0);
                   n = 2: helicity_0 .. _{d-1} (each one's mean is the helicity modulus)
     phi4          m, |m|, m^2, m^4, phi2 (local (1/V) sum phi_x^2), link, action
@@ -34,6 +34,16 @@ Derived quantities (b = beta, or 1 for phi4, whose action already holds the coup
                                                         m_0, the component along the field)
     C       = beta^2 V (<e^2> - <e>^2)                  specific heat (not for phi4)
     Upsilon = (1/d) sum_a <helicity_a>                  O(2): helicity modulus, axis average
+
+Improved estimator (Ising and Potts, from a cluster pass at h = 0): where the file has the
+series m2_improved (an improved estimator of <M^2>/V = V <m^2>: sum_C |C|^2 / V over the
+clusters of a Swendsen-Wang pass, the mean cluster size of a Wolff pass), it is a primary
+observable too, and summary compares it with the plain estimator V <m^2> from the
+magnetization series (Potts: |m|^2 of the modulus): both with their Gamma-method errors and
+tau_int, their difference with the Gamma error of the paired differences V m_t^2 -
+m2_improved_t (the two are measured on the same configurations, so their errors are
+correlated; this is the combined error with the covariance included), the difference in
+those errors (a warning beyond 3), and the ratio of the plain error to the improved one.
 
 With /correlators/structure_factor/series (measure.structure_factor = true), also S(0),
 S(k_min) and the second-moment correlation length
@@ -57,6 +67,9 @@ CUT_RULE = ("smallest of 0, 1/16, 1/8, 1/4, 1/2 of the series whose kept part ha
             "of the second half's mean")
 
 PRIMARY_NAMES = ("e", "m", "|m|", "m^2", "m^4", "e^2")  # Ising and Potts
+IMPROVED = "m2_improved"  #: a cluster pass's improved estimator of <M^2>/V (Ising, Potts)
+IMPROVED_MODELS = ("ising", "potts")
+IMPROVED_SIGMAS = 3.0  #: a larger plain - improved difference (in its errors) is warned about
 
 
 _PRIMARY = {
@@ -74,9 +87,10 @@ def chain_names(model):
     return ("action", "phi") if model == "phi4" else ("energy", "magnetization")
 
 
-def primary_names(model="ising", components=1, h=0.0, helicity_axes=0):
+def primary_names(model="ising", components=1, h=0.0, helicity_axes=0, improved=False):
     """The primary observables summary reports for a model (see the module doc);
-    helicity_axes: how many helicity_a series an O(2) file has (d, or 0 without them)."""
+    helicity_axes: how many helicity_a series an O(2) file has (d, or 0 without them);
+    improved: the file has the m2_improved series (reported for Ising and Potts)."""
     if model == "phi4":
         return ["m", "|m|", "m^2", "m^4", "phi2", "link", "action"]
     if model == "on":
@@ -85,7 +99,7 @@ def primary_names(model="ising", components=1, h=0.0, helicity_axes=0):
             names += ["m_0", "m_0^2"]
         names += [f"helicity_{a}" for a in range(helicity_axes)]
         return names
-    return list(PRIMARY_NAMES)
+    return list(PRIMARY_NAMES) + ([IMPROVED] if improved and model in IMPROVED_MODELS else [])
 
 
 def primary(name, e, m, extra=None):
@@ -260,8 +274,14 @@ class Prepared:
         wanted = self.model == "on" and self.components == 2
         return len(axes) if wanted and all(a in self.extra for a in axes) else 0
 
+    @property
+    def has_improved(self):
+        """An Ising or Potts run with the m2_improved series of a cluster pass."""
+        return self.model in IMPROVED_MODELS and IMPROVED in self.extra
+
     def primary_names(self):
-        return primary_names(self.model, self.components, self.h, self.helicity_axes)
+        return primary_names(self.model, self.components, self.h, self.helicity_axes,
+                             self.has_improved)
 
     def series(self, name):
         return primary(name, self.e, self.m, self.extra)
@@ -389,6 +409,42 @@ def structure_factor_summary(p):
     return d
 
 
+def improved_comparison(p):
+    """The improved estimator m2_improved against the plain V <m^2> (see the module doc), as
+    a plain dict; None when the run has no m2_improved series."""
+    if not p.has_improved:
+        return None
+    volume = float(p.volume)
+    plain_series = [volume * x * x for x in p.m]  # Potts: m is already the modulus |m|
+    improved_series = p.series(IMPROVED)
+    plain = _gamma_dict(gamma.analyse(plain_series), p.spacing)
+    improved = _gamma_dict(p.gamma(IMPROVED), p.spacing)
+    difference = _gamma_dict(gamma.analyse([a - b for a, b in zip(plain_series,
+                                                                   improved_series)]),
+                             p.spacing)
+    d = {"definition": "improved estimator of <M^2>/V = V <m^2> (M = sum_i s_i; Potts: the "
+                       "modulus of sum_i exp(2 pi i s_i / q))",
+         "plain": dict(plain, estimator="V <m^2>"),
+         "improved": dict(improved, estimator=IMPROVED),
+         "difference": dict(difference, estimator="V m^2 - m2_improved, per measurement")}
+    error = difference["error"]
+    value = difference["mean"]
+    d["difference"]["sigmas"] = (_finite(value / error) if error else
+                                 (0.0 if value == 0.0 else None))
+    uncorrelated = math.hypot(plain["error"] or 0.0, improved["error"] or 0.0)
+    d["difference"]["uncorrelated_error"] = uncorrelated
+    ratio = (_finite(plain["error"] / improved["error"])
+             if plain["error"] is not None and improved["error"] else None)
+    d["error_ratio"] = ratio  # plain / improved: > 1 when the improved one is better
+    d["variance_ratio"] = None if ratio is None else ratio * ratio
+    sigmas = d["difference"]["sigmas"]
+    if sigmas is None or abs(sigmas) > IMPROVED_SIGMAS:
+        shown = "an undefined number of" if sigmas is None else f"{abs(sigmas):.1f}"
+        p.warnings.append(f"{IMPROVED} and V <m^2> differ by {shown} errors of their "
+                          f"difference ({value:.6g} ± {error:.2g})")
+    return d
+
+
 def summarize(p):
     """Means, errors and autocorrelation times of a Prepared run as a plain dict."""
     a = p.run.attrs if p.run is not None else {}
@@ -431,6 +487,7 @@ def summarize(p):
         "observables": observables,
         "derived": derived,
         "structure_factor": structure_factor_summary(p),
+        IMPROVED: improved_comparison(p),
         "notes": model_notes(p.model),
         "warnings": list(p.warnings),
     }
@@ -475,6 +532,8 @@ def format_summary(s):
     sf = s.get("structure_factor")
     if sf is not None:
         lines.extend(_structure_factor_lines(sf, width))
+    if s.get(IMPROVED) is not None:
+        lines.extend(_improved_lines(s[IMPROVED], width))
     for note in s.get("notes", []):
         lines.append(f"  note: {note}")
     for w in s["warnings"]:
@@ -504,6 +563,27 @@ def _structure_factor_lines(sf, width):
     elif not sf.get("complete"):
         lines.append("  note: the structure-factor tables (S, G, xi2) are missing: the run did "
                      "not finish")
+    return lines
+
+
+def _improved_lines(c, width):
+    """The table's comparison of the improved and plain estimators of <M^2>/V."""
+    lines = [f"  {'<M^2>/V':<{width}} {'estimate ± error':>30}   (plain V <m^2> against the "
+             f"cluster pass's improved estimator)"]
+    lines.append(_row("V <m^2>", c["plain"]["mean"], c["plain"], width) + "   plain")
+    lines.append(_row(IMPROVED, c["improved"]["mean"], c["improved"], width) + "   improved")
+    difference = c["difference"]
+    sigmas = difference["sigmas"]
+    sigmas = f"{sigmas:+.2f}" if sigmas is not None else "?"
+    lines.append(_row("difference", difference["mean"], difference, width)
+                 + f"   plain - improved: {sigmas} errors of the paired differences "
+                 f"(without their covariance: ± {difference['uncorrelated_error']:.2g})")
+    ratio = c["error_ratio"]
+    if ratio is not None:
+        lines.append(f"  error ratio plain / improved: {ratio:.3g} (variance ratio "
+                     f"{c['variance_ratio']:.3g}: "
+                     + ("the improved estimator is the better one)" if ratio > 1 else
+                        "the improved estimator is not better here)"))
     return lines
 
 

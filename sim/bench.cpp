@@ -19,6 +19,7 @@ struct KernelCase {
   std::vector<UpdateAlgorithm> sequence;  ///< one pass
   Precision precision;
   bool multispin = false;  ///< Ising: the multi-spin-coded kernel (1 bit per spin)
+  bool cluster = false;    ///< a cluster move, timed at its own default size
 };
 
 struct Result {
@@ -58,6 +59,15 @@ std::vector<KernelCase> kernels_of(const BenchOptions& o) {
     for (const auto& [name, a] : algorithms) {
       out.push_back({name + " multispin", {a}, Precision::float64, true});
     }
+  }
+  // Cluster moves: one pass is a whole-lattice labelling (wolff: of one cluster).
+  for (Precision p : continuous ? std::vector<Precision>{Precision::float32}
+                                : std::vector<Precision>{Precision::float64}) {
+    out.push_back({"swendsen_wang", {A::swendsen_wang}, p, false, true});
+    out.push_back({"wolff", {A::wolff}, p, false, true});
+  }
+  if (o.model == "ising") {
+    out.push_back({"swendsen_wang multispin", {A::swendsen_wang}, Precision::float64, true, true});
   }
   // --kernel and --precision pick some (to time, or profile, one kernel alone).
   const auto unwanted = [&](const KernelCase& k) {
@@ -315,6 +325,10 @@ int run_bench(const BenchOptions& o, Communicator& ranks) {
   // The multi-spin-coded Ising kernel at the size of the published comparisons, 65536^2.
   const std::vector<int64_t> packed_dims =
       !o.dims.empty() ? o.dims : std::vector<int64_t>{65536, 65536};
+  // Cluster moves at the sizes of their targets (issue 19): 8192^2, 256^3.
+  const std::vector<int64_t> cluster_dims = !o.dims.empty() ? o.dims
+                                            : lattice_2d    ? std::vector<int64_t>{8192, 8192}
+                                                            : std::vector<int64_t>{256, 256, 256};
   const std::vector<int64_t> cpu_dims = !o.cpu_dims.empty() ? o.cpu_dims
                                         : lattice_2d        ? std::vector<int64_t>{1024, 1024}
                                                             : std::vector<int64_t>{48, 48, 48};
@@ -333,7 +347,7 @@ int run_bench(const BenchOptions& o, Communicator& ranks) {
   for (const KernelCase& k : kernels_of(o)) {
     Result r;
     r.kernel = k;
-    r.dims = k.multispin ? packed_dims : dims;
+    r.dims = k.cluster ? cluster_dims : k.multispin ? packed_dims : dims;
     r.cpu_dims = cpu_dims;
     if (k.multispin && !uses_packed_ising(settings_for(o, k, r.dims))) {
       std::fprintf(stderr, "sim bench: %s skipped: the last extent of %s is not a multiple of 64\n",
@@ -355,6 +369,7 @@ int run_bench(const BenchOptions& o, Communicator& ranks) {
     r.site_updates_per_ns = sites / (r.seconds_per_sweep * 1e9);
     EngineSettings s = settings_for(o, k, r.dims);
     r.bytes_per_site = k.multispin ? 2.0 / 8.0 : 2.0 * static_cast<double>(site_bytes(s));
+    if (k.cluster) r.bytes_per_site += 1.0 + 3 * 4.0;  // bonds, labels written, read, flattened
     r.gigabytes_per_second = r.bytes_per_site * sites / r.seconds_per_sweep / 1e9;
     r.percent_of_copy = 100.0 * r.gigabytes_per_second * 1e9 / copy;
     auto cpu = make_cpu_engine(settings_for(o, k, cpu_dims));
@@ -376,7 +391,9 @@ int run_bench(const BenchOptions& o, Communicator& ranks) {
       "B/site: the least traffic of one site update (its variable read and written once); "
       "%% copy compares that traffic with the copy. The whole-lattice Langevin passes "
       "move far more (FFTs, layout permutations); the multi-spin-coded Ising kernels "
-      "(1 bit per spin) are bound by arithmetic (random numbers), not memory.\n");
+      "(1 bit per spin) are bound by arithmetic (random numbers), not memory. A cluster pass "
+      "labels the whole lattice (wolff: for one cluster, whose sites it flips); its updates/ns "
+      "are sites labelled per ns.\n");
   if (!o.json_path.empty()) write_json(o.json_path, device, copy, o, results);
   return 0;
 }

@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "kernels/cluster/union_find.hpp"
+#include "kernels/common/fast_divisor.hpp"
 #include "kernels/common/host_device.hpp"
 #include "kernels/lattice/checkerboard.hpp"
 #include "kernels/rng/philox.hpp"
@@ -45,10 +46,14 @@ LATTICA_HD_INLINE uint64_t cluster_step(uint64_t sweep, uint32_t pass, uint32_t 
 }
 
 /// Lexicographic geometry of the whole lattice or of one box with its ghost layers (one site
-/// wide along the split axes), and the checkerboard storage behind it.
+/// wide along the split axes), and the checkerboard storage behind it. Indices (replica * V +
+/// site) are below 2^32 (kMaxLabelledSites), so coordinates come from 32-bit divisions by
+/// multiply-high (FastDivisor), and a site's storage position from its coordinates' parity.
 template <int D>
 struct ClusterLattice {
   Checkerboard<D> storage;
+  FastDivisor by_extent[D];
+  FastDivisor by_volume;
   int64_t extent[D];
   int64_t stride[D];  ///< lexicographic
   int64_t ghosts[D];  ///< 0, or 1 along a split axis
@@ -62,21 +67,38 @@ struct ClusterLattice {
     g.boxed = false;
     for (int a = D - 1; a >= 0; --a) {
       g.extent[a] = lattice.extent[a];
+      g.by_extent[a] = FastDivisor::make(static_cast<uint32_t>(lattice.extent[a]));
       g.stride[a] = s;
       g.ghosts[a] = ghosts[a];
       g.boxed = g.boxed || ghosts[a] != 0;
       s *= lattice.extent[a];
     }
     g.volume = s;
+    g.by_volume = FastDivisor::make(static_cast<uint32_t>(s));
     return g;
   }
 
-  LATTICA_HD_INLINE void coordinates(int64_t i, int64_t (&x)[D]) const {
+  /// The replica of index = replica * V + i, and i.
+  LATTICA_HD_INLINE int64_t replica(int64_t index, int64_t& i) const {
+    const int64_t r = by_volume.divide(static_cast<uint32_t>(index));
+    i = index - r * volume;
+    return r;
+  }
+  /// Coordinates of site i; returns their parity (the site's colour in the box).
+  LATTICA_HD_INLINE int coordinates(int64_t i, int64_t (&x)[D]) const {
+    uint32_t rest = static_cast<uint32_t>(i);
+    int64_t sum = 0;
     for (int a = D - 1; a >= 0; --a) {
-      const int64_t q = i / extent[a];
-      x[a] = i - q * extent[a];
-      i = q;
+      const uint32_t q = by_extent[a].divide(rest);
+      x[a] = rest - q * static_cast<uint32_t>(extent[a]);
+      sum += x[a];
+      rest = q;
     }
+    return static_cast<int>(sum & 1);
+  }
+  /// Storage position (colour * V/2 + i / 2) of site i of colour `colour`.
+  LATTICA_HD_INLINE int64_t position(int64_t i, int colour) const {
+    return colour * storage.half_volume + (i >> 1);
   }
   /// Whether the site at x is updated here (not a ghost).
   LATTICA_HD_INLINE bool interior(const int64_t (&x)[D]) const {
@@ -85,17 +107,16 @@ struct ClusterLattice {
     }
     return true;
   }
-  /// The lexicographic index of the +e_a neighbour (periodic within the box).
+  /// The lexicographic index of the +e_a neighbour (periodic within the box); its colour is the
+  /// other one, every extent being even.
   LATTICA_HD_INLINE int64_t up(int64_t i, const int64_t (&x)[D], int a) const {
     return x[a] + 1 == extent[a] ? i - (extent[a] - 1) * stride[a] : i + stride[a];
   }
   /// Whether the bond from site x (interior or not) to its +e_a neighbour joins an interior site
   /// to an interior site or to a ghost, so this box decides it; `cross`: to or from a ghost.
   LATTICA_HD_INLINE bool owns_bond(const int64_t (&x)[D], bool inside, int a, bool& cross) const {
-    if (!boxed) {
-      cross = false;
-      return true;
-    }
+    cross = false;
+    if (!boxed) return true;
     if (ghosts[a] && x[a] + 1 == extent[a]) return false;  // would wrap inside the box
     if (inside) {
       cross = ghosts[a] && x[a] + 2 == extent[a];  // up to the upper ghost layer
@@ -115,36 +136,37 @@ struct ClusterLattice {
   }
 };
 
-/// One byte-storage site per spin: replica r's site i at r * V + storage_index(i).
+/// One byte-storage site per spin: replica r's site i of colour c (its coordinate sum mod 2,
+/// which callers know from its coordinates) at r * V + c * V/2 + i / 2.
 template <int D, class Spin>
 struct ByteSites {
   Checkerboard<D> lattice;
   Spin* spins;
-  LATTICA_HD_INLINE Spin* at(int64_t r, int64_t i) const {
-    return spins + r * lattice.volume() + lattice.storage_index(i);
+  LATTICA_HD_INLINE Spin* at(int64_t r, int64_t i, int colour) const {
+    return spins + r * lattice.volume() + colour * lattice.half_volume + (i >> 1);
   }
-  LATTICA_HD_INLINE Spin spin(int64_t r, int64_t i) const { return *at(r, i); }
-  /// The spin of site i of colour `colour` (its coordinate sum mod 2, which the caller knows):
-  /// storage_index without its D divisions.
   LATTICA_HD_INLINE Spin spin(int64_t r, int64_t i, int colour) const {
-    return spins[r * lattice.volume() + colour * lattice.half_volume + i / 2];
+    return *at(r, i, colour);
+  }
+  /// The same from i alone (D divisions: for tests and references).
+  LATTICA_HD_INLINE Spin spin(int64_t r, int64_t i) const {
+    return spins[r * lattice.volume() + lattice.storage_index(i)];
   }
 };
 
 /// Multi-spin-coded Ising storage (kernels/models/ising_packed.hpp): bit j % 32 of word j / 32
-/// of a colour is colour-local site j, 1 = +1.
+/// of a colour is colour-local site j, 1 = +1 (V/2 is a multiple of 32).
 template <int D>
 struct PackedSites {
   Checkerboard<D> lattice;
   const uint32_t* words;
+  LATTICA_HD_INLINE int8_t spin(int64_t r, int64_t i, int colour) const {
+    return spin_at(r, colour * lattice.half_volume + (i >> 1));
+  }
   LATTICA_HD_INLINE int8_t spin(int64_t r, int64_t i) const {
     return spin_at(r, lattice.storage_index(i));
   }
-  /// The spin of site i of colour `colour`, as ByteSites's.
-  LATTICA_HD_INLINE int8_t spin(int64_t r, int64_t i, int colour) const {
-    return spin_at(r, colour * lattice.half_volume + i / 2);
-  }
-  /// The spin at storage position colour * V/2 + j (V/2 % 32 == 0).
+  /// The spin at storage position colour * V/2 + j.
   LATTICA_HD_INLINE int8_t spin_at(int64_t r, int64_t position) const {
     const uint32_t word = words[(r * lattice.volume() + position) >> 5];
     return (word >> (position & 31)) & 1 ? int8_t(1) : int8_t(-1);
@@ -194,26 +216,21 @@ struct ClusterBonds {
   uint64_t step;
 
   LATTICA_HD_INLINE void operator()(int64_t index) const {
-    const int64_t r = index / g.volume;
-    const int64_t i = index - r * g.volume;
+    int64_t i;
+    const int64_t r = g.replica(index, i);
     int64_t x[D];
-    g.coordinates(i, x);
+    const int colour = g.coordinates(i, x);
     const bool inside = g.interior(x);
-    // The site's colour; every neighbour has the other (the extents are even), so the spins are
-    // read without storage_index's D divisions each (64-bit divisions are long on the GPU).
-    int64_t coordinate_sum = 0;
-    for (int a = 0; a < D; ++a) coordinate_sum += x[a];
-    const int colour = static_cast<int>(coordinate_sum & 1);
     const typename Model::Spin s = sites.spin(r, i, colour);
     const typename Model::Embedding& e = picks[r].embedding;
     uint64_t threshold[D + 1];
     int last_uncertain = -1;
     for (int a = 0; a < D; ++a) {
       bool cross = false;
-      threshold[a] =
-          g.owns_bond(x, inside, a, cross)
-              ? Model::cluster_bond(params, e, s, sites.spin(r, g.up(i, x, a), colour ^ 1))
-              : 0;
+      threshold[a] = g.owns_bond(x, inside, a, cross)
+                         ? Model::cluster_bond(params, e, s,
+                                               sites.spin(r, g.up(i, x, a), colour ^ 1))
+                         : 0;
       if (threshold[a] > 0 && threshold[a] < kCertainBond) last_uncertain = a;
     }
     threshold[D] = inside ? Model::ghost_bond(params, e, s) : 0;
@@ -242,8 +259,8 @@ struct UniteBonds {
   LATTICA_HD_INLINE void operator()(int64_t index) const {
     const uint8_t mask = bonds[index] & static_cast<uint8_t>(~kGhostBond);
     if (!mask) return;
-    const int64_t r = index / g.volume;
-    const int64_t i = index - r * g.volume;
+    int64_t i;
+    const int64_t r = g.replica(index, i);
     int64_t x[D];
     g.coordinates(i, x);
     if (!g.interior(x)) return;
@@ -282,10 +299,11 @@ struct ClusterDecision {
     if (label == kGhostLabel) return false;
     const bool single = seed_label != nullptr;
     if (single && label != seed_label[r]) return false;
-    word = Model::cluster_move_draws(single) ? SiteRandom(params.seed, RngStream::cluster_move,
-                                                          static_cast<uint32_t>(r), label - 1, step)
-                                                   .next()
-                                             : 0;
+    word = Model::cluster_move_draws(single)
+               ? SiteRandom(params.seed, RngStream::cluster_move, static_cast<uint32_t>(r),
+                            label - 1, step)
+                     .next()
+               : 0;
     return true;
   }
 };
@@ -300,16 +318,14 @@ struct MoveClusters {
   const ClusterPick<Model>* picks;
 
   LATTICA_HD_INLINE void operator()(int64_t index) const {
-    const int64_t r = index / g.volume;
-    const int64_t i = index - r * g.volume;
-    if (g.boxed) {
-      int64_t x[D];
-      g.coordinates(i, x);
-      if (!g.interior(x)) return;
-    }
+    int64_t i;
+    const int64_t r = g.replica(index, i);
+    int64_t x[D];
+    const int colour = g.coordinates(i, x);
+    if (g.boxed && !g.interior(x)) return;
     uint32_t word = 0;
     if (!decision.moves(r, labels(r, index), word)) return;
-    typename Model::Spin* s = sites.at(r, i);
+    typename Model::Spin* s = sites.at(r, i, colour);
     *s = Model::cluster_move(decision.params, picks[r].embedding, *s, word,
                              decision.seed_label != nullptr);
   }
@@ -384,18 +400,23 @@ struct CountClusterSites {
   uint32_t* sizes;  ///< per node, zero
   LATTICA_HD_INLINE void operator()(int64_t index) const {
     if (g.boxed) {
+      int64_t i;
+      g.replica(index, i);
       int64_t x[D];
-      g.coordinates(index % g.volume, x);
+      g.coordinates(i, x);
       if (!g.interior(x)) return;
     }
-    atomic_add_u32(sizes + parent[index + 1], 1u);
+    count_at(sizes, parent[index + 1]);
   }
 };
 
-/// |C|^2 at each root of one replica (0 elsewhere); functor over its sites.
+/// |C|^2 at each root of one replica (0 elsewhere), leaving out the clusters that cross into
+/// other boxes (`crossing`, when set); functor over its sites.
 struct SquaredClusterSize {
-  const uint32_t* sizes;  ///< the replica's nodes
+  const uint32_t* sizes;    ///< the replica's nodes
+  const uint8_t* crossing;  ///< the replica's nodes: a bond to a ghost; or null
   LATTICA_HD_INLINE long long operator()(int64_t i) const {
+    if (crossing && crossing[i]) return 0;
     const long long n = sizes[i];
     return n * n;
   }

@@ -80,12 +80,27 @@ LATTICA_HD_INLINE uint64_t atomic_min_u64(uint64_t* address, uint64_t value) {
 #endif
 }
 
-/// *address += value atomically.
-LATTICA_HD_INLINE void atomic_add_u32(uint32_t* address, uint32_t value) {
+/// *address += value atomically; returns the old value.
+LATTICA_HD_INLINE uint32_t atomic_fetch_add_u32(uint32_t* address, uint32_t value) {
 #if defined(__CUDA_ARCH__)
-  atomicAdd(address, value);
+  return atomicAdd(address, value);
 #else
-  __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
+  return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
+#endif
+}
+LATTICA_HD_INLINE void atomic_add_u32(uint32_t* address, uint32_t value) {
+  atomic_fetch_add_u32(address, value);
+}
+
+/// counts[index] += 1 atomically; on the GPU the lanes of a warp that count the same index
+/// add together (one atomic per distinct index), since a large cluster's sites all count at
+/// its root.
+LATTICA_HD_INLINE void count_at(uint32_t* counts, uint32_t index) {
+#if defined(__CUDA_ARCH__)
+  const unsigned same = __match_any_sync(__activemask(), index);
+  if (static_cast<int>(threadIdx.x & 31) == __ffs(same) - 1) atomicAdd(counts + index, __popc(same));
+#else
+  __atomic_fetch_add(counts + index, 1u, __ATOMIC_RELAXED);
 #endif
 }
 

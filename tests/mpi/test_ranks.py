@@ -81,13 +81,36 @@ CASES = {
                          "", [(2, None), (4, [4, 1])], 1e-5),
     "o3_2d": ("[8, 12]", 'kind = "on"\nn = 3\nbeta = 0.7\nprecision = "float"', "",
               [(2, None), (4, [4, 1])], 1e-5),
+    # Cluster moves (issue 19): clusters cross the boxes, whose labels the ranks merge.
+    "ising2d_clusters": ("[16, 20]", 'kind = "ising"\nbeta = 0.44', "replicas = 2",
+                         [(2, None), (4, [4, 1])], 0),
+    "ising3d_packed_sw_field": ("[8, 8, 64]", 'kind = "ising"\nbeta = 0.23\nh = 0.05', "",
+                                [(2, None), (4, [2, 2, 1]), (4, [4, 1, 1])], 0),
+    "ising3d_packed_sw": ("[8, 8, 64]", 'kind = "ising"\nbeta = 0.2216', "",
+                          [(2, [1, 2, 1]), (4, [2, 2, 1])], 0),
+    "potts3d_wolff_field": ("[8, 4, 6]", 'kind = "potts"\nq = 3\nbeta = 1.0\nh = 0.1', "",
+                            [(2, None), (4, [2, 2, 1])], 0),
+    "phi4_3d_clusters": ("[8, 8, 8]",
+                         'kind = "phi4"\nkappa = 0.19\nlambda = 1.1\nh = 0.02\nprecision = "double"',
+                         "", [(2, None), (4, [2, 2, 1])], 1e-12),
+    "o3_3d_clusters": ("[8, 4, 8]", 'kind = "on"\nn = 3\nbeta = 0.7\nprecision = "double"', "",
+                       [(2, None), (4, [2, 2, 1])], 1e-12),
 }
 # Appended to a case's input, whose last section is [output].
 SPECTRAL = "[measure]\nstructure_factor = true\nstructure_factor_every = 2\ntimeslice = true\n"
 EXTRA_INPUT = {"ising3d_spectral": SPECTRAL,
                "phi4_2d_spectral": SPECTRAL,
                "ising4d_packed_bits": 'snapshot_packing = "bits"\n',
-               "potts3d_heatbath": '[update]\nalgorithm = "heatbath"\n'}
+               "potts3d_heatbath": '[update]\nalgorithm = "heatbath"\n',
+               "ising2d_clusters":
+                   '[update]\nsequence = ["metropolis", "swendsen_wang", "wolff"]\n'
+                   'wolff_clusters = 3\n',
+               "ising3d_packed_sw_field": '[update]\nsequence = ["swendsen_wang"]\n',
+               "ising3d_packed_sw": '[update]\nsequence = ["metropolis", "swendsen_wang"]\n',
+               "potts3d_wolff_field": '[update]\nsequence = ["heatbath", "wolff"]\n'
+                                      'wolff_clusters = 4\n',
+               "phi4_3d_clusters": '[update]\nsequence = ["metropolis", "swendsen_wang", "wolff"]\n',
+               "o3_3d_clusters": '[update]\nsequence = ["overrelaxation", "wolff", "swendsen_wang"]\n'}
 
 
 def write_input(name, text):

@@ -12,6 +12,7 @@
 // pass's clusters for Wolff (a site's cluster is chosen with probability |C| / V).
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,7 +54,8 @@ struct RootLabels {
       return;
     }
     if (parent[n] != n) return;
-    const int64_t i = (n - 1) % g.volume;
+    int64_t i;
+    g.replica(n - 1, i);
     int64_t x[D];
     g.coordinates(i, x);
     canon[n] = 1 + static_cast<uint64_t>(g.global(i, x));
@@ -67,14 +69,17 @@ struct StoreSiteLabels {
   ClusterLabels labels;
   uint64_t* site_labels;  ///< [replica * V + storage position]
   LATTICA_HD_INLINE void operator()(int64_t index) const {
-    const int64_t r = index / g.volume;
-    const int64_t i = index - r * g.volume;
-    site_labels[r * g.volume + g.storage.storage_index(i)] = labels(r, index);
+    int64_t i;
+    const int64_t r = g.replica(index, i);
+    int64_t x[D];
+    const int colour = g.coordinates(i, x);
+    site_labels[r * g.volume + g.position(i, colour)] = labels(r, index);
   }
 };
 
 /// Decomposed: lowers the label of every cluster with a bond to a ghost to the ghost's label;
-/// sets *changed when it lowered one. Functor over replica * V + site.
+/// sets *changed when it lowered one, and marks the cluster's root as crossing (its size is
+/// the sum of the boxes' parts). Functor over replica * V + site.
 template <int D>
 struct MergeAcrossBoxes {
   ClusterLattice<D> g;
@@ -83,13 +88,14 @@ struct MergeAcrossBoxes {
   const uint64_t* site_labels;
   uint64_t* canon;
   unsigned int* changed;
+  uint8_t* crossing;  ///< per node
   LATTICA_HD_INLINE void operator()(int64_t index) const {
     const uint8_t mask = bonds[index] & static_cast<uint8_t>(~kGhostBond);
     if (!mask) return;
-    const int64_t r = index / g.volume;
-    const int64_t i = index - r * g.volume;
+    int64_t i;
+    const int64_t r = g.replica(index, i);
     int64_t x[D];
-    g.coordinates(i, x);
+    const int colour = g.coordinates(i, x);
     const bool inside = g.interior(x);
     for (int a = 0; a < D; ++a) {
       bool cross = false;
@@ -97,11 +103,42 @@ struct MergeAcrossBoxes {
       const int64_t j = g.up(i, x, a);
       const int64_t own = inside ? i : j;      // the end in this box
       const int64_t ghost = inside ? j : i;    // the end in the neighbour's
-      const uint64_t label = site_labels[r * g.volume + g.storage.storage_index(ghost)];
+      const int ghost_colour = inside ? 1 - colour : colour;
+      const uint64_t label = site_labels[r * g.volume + g.position(ghost, ghost_colour)];
       const uint32_t root = parent[r * g.volume + own + 1];
+      crossing[root] = 1;
       if (label < atomic_min_u64(canon + root, label)) store_parent(changed, 1u);
     }
   }
+};
+
+/// Decomposed, Swendsen-Wang's estimator: this box's part of a cluster that crosses boxes.
+struct ClusterPart {
+  uint64_t replica;
+  uint64_t label;
+  uint64_t sites;
+};
+
+/// Lists the crossing clusters' parts held here; functor over nodes.
+struct ListCrossingParts {
+  const uint8_t* crossing;
+  const uint32_t* sizes;
+  const uint64_t* canon;
+  int64_t volume;
+  ClusterPart* parts;
+  uint32_t* count;
+  LATTICA_HD_INLINE void operator()(int64_t n) const {
+    if (n == 0 || !crossing[n] || sizes[n] == 0) return;
+    const uint32_t k = atomic_fetch_add_u32(count, 1u);
+    parts[k] = {static_cast<uint64_t>((n - 1) / volume), canon[n], sizes[n]};
+  }
+};
+
+/// Adds a per-replica amount to the estimates' numerators; functor over replicas.
+struct AddToNumerators {
+  long long* estimates;
+  const long long* amounts;
+  LATTICA_HD_INLINE void operator()(int64_t r) const { estimates[2 * r] += amounts[r]; }
 };
 
 template <class Exec, int D, class Model, class Storage>
@@ -133,6 +170,7 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
       canon_ = c_.exec.template allocate<uint64_t>(sites + 1);
       site_labels_ = c_.exec.template allocate<uint64_t>(sites);
       changed_ = c_.exec.template allocate<unsigned int>(1);
+      crossing_ = c_.exec.template allocate<uint8_t>(sites + 1);
       label_box_ = std::make_unique<DecomposedBox<Exec, D>>(
           c_.exec, c_.settings, c_.lattice, sizeof(uint64_t), c_.lattice.half_last,
           c_.lattice.half_volume, c_.lattice.volume());
@@ -154,12 +192,6 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
       c_.exec.for_each(c_.settings.replicas,
                        SetEstimate{estimates_.data(), 0, counts ? volume_of(c_.settings.dims) : 0});
       square_cluster_sizes();
-    }
-    if (c_.box) {  // the moved spins' ghost copies, both colours
-      c_.exec.side_waits_for_main();
-      for (int colour = 0; colour < 2; ++colour)
-        c_.box->exchange(colour, reinterpret_cast<unsigned char*>(spin_storage()));
-      c_.exec.main_waits_for_side();
     }
   }
 
@@ -224,6 +256,12 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
                                                                             c_.storage.sites()},
                                                      labels, decision, picks_.data()});
     }
+    if (c_.box) {  // the moved spins' ghost copies (both colours), for the next step's bonds
+      c_.exec.side_waits_for_main();
+      for (int colour = 0; colour < 2; ++colour)
+        c_.box->exchange(colour, reinterpret_cast<unsigned char*>(spin_storage()));
+      c_.exec.main_waits_for_side();
+    }
   }
 
   template <class Sites>
@@ -241,6 +279,7 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
   void merge_across_boxes() {
     const int64_t sites = c_.settings.replicas * g_.volume;
     c_.exec.for_each(sites + 1, RootLabels<D>{g_, parent_.data(), canon_.data()});
+    c_.exec.zero(crossing_);
     const ClusterLabels labels{parent_.data(), canon_.data(), g_.volume};
     for (int round = 0;; ++round) {
       c_.exec.for_each(sites, StoreSiteLabels<D>{g_, labels, site_labels_.data()});
@@ -251,7 +290,7 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
       c_.exec.zero(changed_);
       c_.exec.for_each(sites, MergeAcrossBoxes<D>{g_, bonds_.data(), parent_.data(),
                                                   site_labels_.data(), canon_.data(),
-                                                  changed_.data()});
+                                                  changed_.data(), crossing_.data()});
       unsigned int changed = 0;
       c_.exec.copy_to_host(changed_, &changed, 1);
       long long any = changed;
@@ -294,11 +333,45 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
     const int64_t sites = c_.settings.replicas * g_.volume;
     c_.exec.zero(sizes_);
     c_.exec.for_each(sites, CountClusterSites<D>{g_, parent_.data(), sizes_.data()});
+    const uint8_t* crossing = c_.box ? crossing_.data() : nullptr;
     for (int r = 0; r < c_.settings.replicas; ++r) {
+      const int64_t first = 1 + r * g_.volume;
       c_.exec.template reduce_sum_into<long long>(
-          g_.volume, SquaredClusterSize{sizes_.data() + 1 + r * g_.volume},
+          g_.volume, SquaredClusterSize{sizes_.data() + first, crossing ? crossing + first : nullptr},
           estimates_.data() + 2 * r);
     }
+    if (c_.box) add_crossing_clusters();
+  }
+
+  /// Decomposed: the clusters that cross boxes, whose parts every rank lists; rank 0 adds the
+  /// squares of their sums.
+  void add_crossing_clusters() {
+    const int64_t sites = c_.settings.replicas * g_.volume;
+    if (parts_.size() == 0) {
+      parts_ = c_.exec.template allocate<ClusterPart>(sites);
+      part_count_ = c_.exec.template allocate<uint32_t>(1);
+      extra_ = c_.exec.template allocate<long long>(c_.settings.replicas);
+    }
+    c_.exec.zero(part_count_);
+    c_.exec.for_each(sites + 1, ListCrossingParts{crossing_.data(), sizes_.data(), canon_.data(),
+                                                  g_.volume, parts_.data(), part_count_.data()});
+    uint32_t count = 0;
+    c_.exec.copy_to_host(part_count_, &count, 1);
+    Communicator& comm = c_.box->communicator();
+    const int64_t most = comm.max(count);
+    std::vector<ClusterPart> mine(static_cast<size_t>(most), ClusterPart{0, 0, 0});
+    if (count > 0) c_.exec.copy_to_host(parts_, mine.data(), count);
+    std::vector<ClusterPart> all(mine.size() * static_cast<size_t>(comm.size()));
+    comm.allgather(mine.data(), all.data(), mine.size() * sizeof(ClusterPart));
+    if (comm.rank() != 0) return;
+    std::map<std::pair<uint64_t, uint64_t>, long long> totals;  // (replica, label) -> sites
+    for (const ClusterPart& p : all) {
+      if (p.sites > 0) totals[{p.replica, p.label}] += static_cast<long long>(p.sites);
+    }
+    std::vector<long long> extra(static_cast<size_t>(c_.settings.replicas), 0);
+    for (const auto& [key, total] : totals) extra[key.first] += total * total;
+    c_.exec.copy_to_device(extra.data(), extra_, c_.settings.replicas);
+    c_.exec.for_each(c_.settings.replicas, AddToNumerators{estimates_.data(), extra_.data()});
   }
 
   PassContext<Exec, D, Model, Storage> c_;
@@ -314,6 +387,10 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
   typename Exec::template Buffer<uint64_t> canon_;
   typename Exec::template Buffer<uint64_t> site_labels_;
   typename Exec::template Buffer<unsigned int> changed_;
+  typename Exec::template Buffer<uint8_t> crossing_;  ///< per node: a part of a crossing cluster
+  typename Exec::template Buffer<ClusterPart> parts_;
+  typename Exec::template Buffer<uint32_t> part_count_;
+  typename Exec::template Buffer<long long> extra_;
   std::unique_ptr<DecomposedBox<Exec, D>> label_box_;
 };
 
