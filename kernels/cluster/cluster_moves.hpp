@@ -145,9 +145,7 @@ struct ByteSites {
   LATTICA_HD_INLINE Spin* at(int64_t r, int64_t i, int colour) const {
     return spins + r * lattice.volume() + colour * lattice.half_volume + (i >> 1);
   }
-  LATTICA_HD_INLINE Spin spin(int64_t r, int64_t i, int colour) const {
-    return *at(r, i, colour);
-  }
+  LATTICA_HD_INLINE Spin spin(int64_t r, int64_t i, int colour) const { return *at(r, i, colour); }
   /// The same from i alone (D divisions: for tests and references).
   LATTICA_HD_INLINE Spin spin(int64_t r, int64_t i) const {
     return spins[r * lattice.volume() + lattice.storage_index(i)];
@@ -227,10 +225,10 @@ struct ClusterBonds {
     int last_uncertain = -1;
     for (int a = 0; a < D; ++a) {
       bool cross = false;
-      threshold[a] = g.owns_bond(x, inside, a, cross)
-                         ? Model::cluster_bond(params, e, s,
-                                               sites.spin(r, g.up(i, x, a), colour ^ 1))
-                         : 0;
+      threshold[a] =
+          g.owns_bond(x, inside, a, cross)
+              ? Model::cluster_bond(params, e, s, sites.spin(r, g.up(i, x, a), colour ^ 1))
+              : 0;
       if (threshold[a] > 0 && threshold[a] < kCertainBond) last_uncertain = a;
     }
     threshold[D] = inside ? Model::ghost_bond(params, e, s) : 0;
@@ -299,11 +297,10 @@ struct ClusterDecision {
     if (label == kGhostLabel) return false;
     const bool single = seed_label != nullptr;
     if (single && label != seed_label[r]) return false;
-    word = Model::cluster_move_draws(single)
-               ? SiteRandom(params.seed, RngStream::cluster_move, static_cast<uint32_t>(r),
-                            label - 1, step)
-                     .next()
-               : 0;
+    word = Model::cluster_move_draws(single) ? SiteRandom(params.seed, RngStream::cluster_move,
+                                                          static_cast<uint32_t>(r), label - 1, step)
+                                                   .next()
+                                             : 0;
     return true;
   }
 };

@@ -98,7 +98,8 @@ LATTICA_HD_INLINE void atomic_add_u32(uint32_t* address, uint32_t value) {
 LATTICA_HD_INLINE void count_at(uint32_t* counts, uint32_t index) {
 #if defined(__CUDA_ARCH__)
   const unsigned same = __match_any_sync(__activemask(), index);
-  if (static_cast<int>(threadIdx.x & 31) == __ffs(same) - 1) atomicAdd(counts + index, __popc(same));
+  if (static_cast<int>(threadIdx.x & 31) == __ffs(same) - 1)
+    atomicAdd(counts + index, __popc(same));
 #else
   __atomic_fetch_add(counts + index, 1u, __ATOMIC_RELAXED);
 #endif

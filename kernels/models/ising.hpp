@@ -170,8 +170,8 @@ struct IsingModel {
     return a == p.ghost_sign ? p.ghost_bond : 0;
   }
   LATTICA_HD_INLINE static bool cluster_move_draws(bool single) { return !single; }
-  LATTICA_HD_INLINE static Spin cluster_move(const Params&, const Embedding&, Spin s,
-                                             uint32_t word, bool single) {
+  LATTICA_HD_INLINE static Spin cluster_move(const Params&, const Embedding&, Spin s, uint32_t word,
+                                             bool single) {
     return single || (word >> 31) ? static_cast<Spin>(-s) : s;
   }
 

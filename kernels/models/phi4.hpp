@@ -74,8 +74,7 @@ struct Phi4Model {
   LATTICA_HD_INLINE static Embedding cluster_embedding(const Params&, SiteRandom&) { return {}; }
   LATTICA_HD_INLINE static uint64_t cluster_bond(const Params& p, const Embedding&, Spin a,
                                                  Spin b) {
-    return embedded_bond_threshold(4.0 * p.kappa * static_cast<double>(a) *
-                                   static_cast<double>(b));
+    return embedded_bond_threshold(4.0 * p.kappa * static_cast<double>(a) * static_cast<double>(b));
   }
   LATTICA_HD_INLINE static uint64_t ghost_bond(const Params& p, const Embedding&, Spin a) {
     return embedded_bond_threshold(2.0 * p.field * static_cast<double>(a));

@@ -64,7 +64,7 @@ class Pass {
   virtual std::vector<Estimate> estimates() const { return {}; }
   /// Copies its latest estimates to a measurement's slot on the backend: per replica, per
   /// estimate, a numerator and a denominator (exact integers, each rank's part).
-  virtual void record_estimates(long long* /*slot*/) const {}
+  virtual void record_estimates(long long* /*slot*/) {}
   /// Its part of a checkpoint, and continuing from one.
   virtual void save(EngineState& /*state*/) const {}
   virtual void restore(const EngineState& /*state*/) {}

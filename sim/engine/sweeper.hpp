@@ -54,7 +54,7 @@ class Sweeper {
     }
     return {};
   }
-  void record_estimates(long long* slot) const {
+  void record_estimates(long long* slot) {
     if (!slot) return;
     for (const auto& pass : passes_) {
       if (!pass->estimates().empty()) return pass->record_estimates(slot);

@@ -101,8 +101,8 @@ struct MergeAcrossBoxes {
       bool cross = false;
       if (!(mask >> a & 1) || !g.owns_bond(x, inside, a, cross) || !cross) continue;
       const int64_t j = g.up(i, x, a);
-      const int64_t own = inside ? i : j;      // the end in this box
-      const int64_t ghost = inside ? j : i;    // the end in the neighbour's
+      const int64_t own = inside ? i : j;    // the end in this box
+      const int64_t ghost = inside ? j : i;  // the end in the neighbour's
       const int ghost_colour = inside ? 1 - colour : colour;
       const uint64_t label = site_labels[r * g.volume + g.position(ghost, ghost_colour)];
       const uint32_t root = parent[r * g.volume + own + 1];
@@ -151,9 +151,10 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
       : c_(context), g_(make_geometry(context.lattice, context.settings)) {
     const int64_t sites = c_.settings.replicas * g_.volume;
     if (static_cast<uint64_t>(sites) > kMaxLabelledSites) {
-      throw InputError("update.sequence: cluster moves label at most 2^32 - 2 sites per rank "
-                       "(replicas x sites of the box), and this run has " +
-                       std::to_string(sites));
+      throw InputError(
+          "update.sequence: cluster moves label at most 2^32 - 2 sites per rank "
+          "(replicas x sites of the box), and this run has " +
+          std::to_string(sites));
     }
     bonds_ = c_.exec.template allocate<uint8_t>(sites);
     parent_ = c_.exec.template allocate<uint32_t>(sites + 1);
@@ -182,17 +183,13 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
   void run(UpdateAlgorithm algorithm, uint32_t index, uint64_t sweep, bool, Sums*) override {
     const bool single = algorithm == UpdateAlgorithm::wolff;
     const uint32_t steps = single ? static_cast<uint32_t>(c_.settings.wolff_clusters) : 1;
-    const bool counts = estimating_ && (!c_.box || c_.box->communicator().rank() == 0);
     if (estimating_ && single) {
-      c_.exec.for_each(c_.settings.replicas,
-                       SetEstimate{estimates_.data(), 0, counts ? static_cast<long long>(steps) : 0});
+      c_.exec.for_each(c_.settings.replicas, SetEstimate{estimates_.data(), 0, counted(steps)});
     }
     for (uint32_t k = 0; k < steps; ++k) step(single, cluster_step(sweep, index, k));
-    if (estimating_ && !single) {
-      c_.exec.for_each(c_.settings.replicas,
-                       SetEstimate{estimates_.data(), 0, counts ? volume_of(c_.settings.dims) : 0});
-      square_cluster_sizes();
-    }
+    // Swendsen-Wang's estimator needs the sizes of all clusters: taken from its labels only when
+    // a measurement records it (record_estimates), so passes between measurements skip it.
+    labels_unmeasured_ = estimating_ && !single;
   }
 
   std::vector<Estimate> estimates() const override {
@@ -202,7 +199,13 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
              "q)|) from the last cluster pass before the measurement: sum_C |C|^2 / V over its "
              "clusters (swendsen_wang) or the mean size of its clusters (wolff); h = 0 only"}};
   }
-  void record_estimates(long long* slot) const override {
+  void record_estimates(long long* slot) override {
+    if (labels_unmeasured_) {  // the labels of the last pass, a Swendsen-Wang one, are intact
+      c_.exec.for_each(c_.settings.replicas,
+                       SetEstimate{estimates_.data(), 0, counted(volume_of(c_.settings.dims))});
+      square_cluster_sizes();
+      labels_unmeasured_ = false;
+    }
     if (estimating_) {
       c_.exec.for_each(2 * c_.settings.replicas, CopyEstimates{estimates_.data(), slot});
     }
@@ -232,6 +235,11 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
     }
   }
 
+  /// An estimate's denominator as this rank adds it: the ranks' parts are summed.
+  long long counted(int64_t denominator) const {
+    return !c_.box || c_.box->communicator().rank() == 0 ? denominator : 0;
+  }
+
   /// One cluster step: bonds, labels, moves.
   void step(bool single, uint64_t step_word) {
     const int64_t sites = c_.settings.replicas * g_.volume;
@@ -249,12 +257,12 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
                                           step_word};
     if (estimating_ && single) add_seed_cluster_sizes(labels);
     if constexpr (Storage::kPacked) {
-      c_.exec.for_each(sites / 32, MovePackedClusters<D, Model>{g_, c_.storage.words(), labels,
-                                                                decision});
+      c_.exec.for_each(sites / 32,
+                       MovePackedClusters<D, Model>{g_, c_.storage.words(), labels, decision});
     } else {
-      c_.exec.for_each(sites, MoveClusters<D, Model>{g_, ByteSites<D, Spin>{c_.lattice,
-                                                                            c_.storage.sites()},
-                                                     labels, decision, picks_.data()});
+      c_.exec.for_each(
+          sites, MoveClusters<D, Model>{g_, ByteSites<D, Spin>{c_.lattice, c_.storage.sites()},
+                                        labels, decision, picks_.data()});
     }
     if (c_.box) {  // the moved spins' ghost copies (both colours), for the next step's bonds
       c_.exec.side_waits_for_main();
@@ -267,9 +275,9 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
   template <class Sites>
   void bond_and_label(const Sites& sites, uint64_t step_word) {
     const int64_t sites_count = c_.settings.replicas * g_.volume;
-    c_.exec.for_each(sites_count, ClusterBonds<D, Model, Sites>{g_, c_.params, picks_.data(),
-                                                                 sites, bonds_.data(),
-                                                                 parent_.data(), step_word});
+    c_.exec.for_each(sites_count,
+                     ClusterBonds<D, Model, Sites>{g_, c_.params, picks_.data(), sites,
+                                                   bonds_.data(), parent_.data(), step_word});
     c_.exec.for_each(sites_count, UniteBonds<D>{g_, bonds_.data(), parent_.data()});
     c_.exec.for_each(sites_count + 1, FlattenLabels{parent_.data()});
     if (c_.box) merge_across_boxes();
@@ -288,9 +296,9 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
         label_box_->exchange(colour, reinterpret_cast<unsigned char*>(site_labels_.data()));
       c_.exec.main_waits_for_side();
       c_.exec.zero(changed_);
-      c_.exec.for_each(sites, MergeAcrossBoxes<D>{g_, bonds_.data(), parent_.data(),
-                                                  site_labels_.data(), canon_.data(),
-                                                  changed_.data(), crossing_.data()});
+      c_.exec.for_each(sites,
+                       MergeAcrossBoxes<D>{g_, bonds_.data(), parent_.data(), site_labels_.data(),
+                                           canon_.data(), changed_.data(), crossing_.data()});
       unsigned int changed = 0;
       c_.exec.copy_to_host(changed_, &changed, 1);
       long long any = changed;
@@ -337,7 +345,8 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
     for (int r = 0; r < c_.settings.replicas; ++r) {
       const int64_t first = 1 + r * g_.volume;
       c_.exec.template reduce_sum_into<long long>(
-          g_.volume, SquaredClusterSize{sizes_.data() + first, crossing ? crossing + first : nullptr},
+          g_.volume,
+          SquaredClusterSize{sizes_.data() + first, crossing ? crossing + first : nullptr},
           estimates_.data() + 2 * r);
     }
     if (c_.box) add_crossing_clusters();
@@ -377,6 +386,7 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
   PassContext<Exec, D, Model, Storage> c_;
   ClusterLattice<D> g_;
   bool estimating_ = false;
+  bool labels_unmeasured_ = false;  ///< the last pass was Swendsen-Wang's, its estimate not taken
   typename Exec::template Buffer<uint8_t> bonds_;
   typename Exec::template Buffer<uint32_t> parent_;
   typename Exec::template Buffer<Pick> picks_;
