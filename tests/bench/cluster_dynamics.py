@@ -153,6 +153,10 @@ def input_text(args, plan, seed):
     update = f'sequence = ["{plan["algorithm"]}"]\n'
     if plan["algorithm"] == "wolff":
         update += f"wolff_clusters = {plan['wolff_clusters']}\n"
+    if plan["algorithm"] in LOCAL:
+        # The same chain as the multi-spin kernel, which launches once per replica: with many
+        # replicas of a small lattice the byte kernel's single launch is far faster.
+        update += "multispin = false\n"
     threads = f"threads = {args.threads}\n" if args.threads is not None else ""
     return (f"# {plan['algorithm']} at beta_c, written by tests/bench/cluster_dynamics.py\n"
             f"[lattice]\ndims = [{', '.join([str(size)] * d)}]\n"
