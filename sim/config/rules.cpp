@@ -34,8 +34,8 @@ void check_cross_key_rules(Config& c, Reader& r) {
   if (c.model_kind == "potts" && c.field < 0 &&
       std::any_of(c.sequence.begin(), c.sequence.end(),
                   [](const std::string& a) { return a == "swendsen_wang" || a == "wolff"; })) {
-    if (const toml::node* node = r.find("model", "field")) {
-      r.fail(*node, "model.field",
+    if (const toml::node* node = r.find("model", "h")) {
+      r.fail(*node, "model.h",
              "Potts cluster moves (\"swendsen_wang\", \"wolff\") need a field h >= 0: it "
              "enters by bonds to a ghost spin in state 0, which a negative h cannot have");
     }

@@ -390,9 +390,34 @@ TEST(Config, UnknownModelKindIsRejected) {
 // --- update, run, output --------------------------------------------------------------------
 
 TEST(Config, UnknownAlgorithmIsRejected) {
+  EXPECT_TRUE(has_message(
+      errors_of(with_section("update", "algorithm = \"ising_wolf\"")),
+      {"in.toml:14:", "update.algorithm", "ising_wolf", "\"metropolis\", \"heatbath\""}));
+  // Pass names of other models are refused with the models that take them.
+  EXPECT_TRUE(has_message(errors_of(with_section("update", "algorithm = \"overrelaxation\"")),
+                          {"update.algorithm", "overrelaxation"}));
+}
+
+TEST(Config, ClusterPassesAndTheirKey) {
+  const Config c = parse_config(
+      with_section("update",
+                   "sequence = [\"metropolis\", \"swendsen_wang\", \"wolff\"]\nwolff_clusters = 4"),
+      "in.toml");
+  const EngineSettings s = c.engine_settings();
+  EXPECT_EQ(s.wolff_clusters, 4);
+  ASSERT_EQ(s.sequence.size(), 3u);
+  EXPECT_EQ(s.sequence[1], UpdateAlgorithm::swendsen_wang);
+  EXPECT_EQ(s.sequence[2], UpdateAlgorithm::wolff);
+  EXPECT_TRUE(has_message(
+      errors_of(with_section("update", "sequence = [\"swendsen_wang\"]\nwolff_clusters = 4")),
+      {"update.wolff_clusters", "only \"wolff\" passes take this key"}));
   EXPECT_TRUE(
-      has_message(errors_of(with_section("update", "algorithm = \"wolff\"")),
-                  {"in.toml:14:", "update.algorithm", "wolff", "\"metropolis\", \"heatbath\""}));
+      has_message(errors_of(with_section("update", "algorithm = \"wolff\"\nwolff_clusters = 0")),
+                  {"update.wolff_clusters = 0"}));
+  // Potts fields enter cluster moves by bonds to a ghost spin in state 0: h >= 0 only.
+  const std::string potts =
+      with_line("kind", "kind = \"potts\"\nq = 3\nh = -0.1") + "[update]\nalgorithm = \"wolff\"\n";
+  EXPECT_TRUE(has_message(errors_of(potts), {"model.h", "-0.1", "h >= 0"}));
 }
 
 TEST(Config, UnknownBackendIsRejected) {
