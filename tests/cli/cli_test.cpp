@@ -504,6 +504,15 @@ const char* const kCheckpointedPhi4 =
     "checkpoint_every = 300\n"
     "[measure]\nstructure_factor = true\n";
 
+/// Cluster moves (issue 19): Swendsen-Wang's improved estimator, Wolff passes of two clusters
+/// and a local pass; a cluster pass keeps no state between sweeps, so the checkpoint needs none.
+const char* const kCheckpointedClusters =
+    "[lattice]\ndims = [32, 64]\n[model]\nkind = \"ising\"\nbeta = 0.44\n"
+    "[update]\nsequence = [\"metropolis\", \"swendsen_wang\", \"wolff\"]\nwolff_clusters = 2\n"
+    "[run]\nthermalization = 500\nmeasurements = 3000\nseed = 19\nreplicas = 2\n"
+    "checkpoint_every = 200\n"
+    "[measure]\nstructure_factor = true\n[output]\nsnapshot_every = 900\n";
+
 class CheckpointCli : public Cli, public testing::WithParamInterface<std::string> {
  protected:
   /// The backend of this instance; false (and skipped) when it is "cuda" without a GPU.
@@ -545,7 +554,7 @@ class CheckpointCli : public Cli, public testing::WithParamInterface<std::string
 // resuming gives a file whose every dataset equals the uninterrupted run's byte for byte.
 TEST_P(CheckpointCli, SignalThenResumeIsByteIdentical) {
   if (!backend_available()) GTEST_SKIP() << "no GPU";
-  for (const char* input : {kCheckpointedIsing, kCheckpointedPhi4}) {
+  for (const char* input : {kCheckpointedIsing, kCheckpointedPhi4, kCheckpointedClusters}) {
     std::ofstream(path("in.toml")) << input;
     reference("in.toml", "reference.h5");
     const std::vector<int> signals = input == kCheckpointedIsing
