@@ -1,10 +1,16 @@
 // O(n) models (n = 2, 3, 4) on the CPU reference backend against closed forms: the infinite
 // ring's bond energy, the finite XY ring's energy and helicity modulus, and the single-site
-// conditional distribution exp(beta s . F) in a field, for every update algorithm.
+// conditional distribution exp(beta s . F) in a field, for every update algorithm; the ring in a
+// field against its transfer matrix, for the cluster moves.
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "kernels/models/on.hpp"
 #include "tests/support/statistics.hpp"
@@ -16,6 +22,22 @@ using Sequence = std::vector<UpdateAlgorithm>;
 constexpr UpdateAlgorithm kMetropolis = UpdateAlgorithm::metropolis;
 constexpr UpdateAlgorithm kHeatBath = UpdateAlgorithm::heatbath;
 constexpr UpdateAlgorithm kOverrelaxation = UpdateAlgorithm::overrelaxation;
+constexpr UpdateAlgorithm kSwendsenWang = UpdateAlgorithm::swendsen_wang;
+constexpr UpdateAlgorithm kWolff = UpdateAlgorithm::wolff;
+
+/// expect_z, printing the estimate and the case's time (the cluster tests' error bars).
+void expect_z_printed(const std::vector<double>& series, double exact, const std::string& what,
+                      double seconds) {
+  const Estimate e = binned_estimate(series);
+  std::printf("[ estimate ] %s: %.5f +- %.5f, exact %.5f (z = %.2f; %.1f s)\n", what.c_str(),
+              e.mean, e.error, exact, z_score(e, exact), seconds);
+  EXPECT_LT(std::fabs(z_score(e, exact)), 4.0)
+      << what << ": " << e.mean << " +- " << e.error << ", exact " << exact;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 /// <s . e> for one O(n) spin in exp(k s . e): I_{n/2}(k) / I_{n/2-1}(k).
 double langevin_ratio(int n, double k) {
@@ -66,6 +88,32 @@ TEST(OnExact, RingBondEnergyEveryAlgorithm) {
   }
 }
 
+// The cluster moves (Wolff's embedding: reflections of clusters about the plane normal to a
+// random direction) on the ring: its bond energy for each n. Wolff's clusters hold a few sites
+// here, so it runs on a ring of 32 (corrections of order 2 A_n(beta)^32 < 1e-8) with 12 clusters
+// per pass. Errors: about 3.5e-4 (Swendsen-Wang), 4e-4 (after Metropolis), 1.5e-3 (Wolff). The
+// bond probabilities' coupling wrong by 1 % moves the energy by 2.5-4e-3 (Swendsen-Wang z 7-12,
+// Wolff 2-3.5); a move that is no reflection (s - 1.9 (s . r) r, normalised) moves Wolff's by
+// 1-1.6e-2 but Swendsen-Wang's by only 1e-3, which the test in a field below sees.
+TEST(OnExact, RingBondEnergyClusterMoves) {
+  const double beta = 1.3;
+  const std::vector<std::tuple<std::string, Sequence, int64_t, int64_t>> sequences{
+      {"swendsen_wang", {kSwendsenWang}, 1024, 20000},
+      {"wolff", {kWolff}, 32, 16000},
+      {"metropolis+swendsen_wang", {kMetropolis, kSwendsenWang}, 1024, 4000}};
+  for (int n : {2, 3, 4}) {
+    for (const auto& [name, sequence, length, measurements] : sequences) {
+      EngineSettings s = on_settings(n, {length}, beta, sequence);
+      s.wolff_clusters = 12;
+      const auto start = std::chrono::steady_clock::now();
+      auto engine = make_cpu_engine(s);
+      const auto series = sample(*engine, 200, measurements, 1);
+      expect_z_printed(series[0], -langevin_ratio(n, beta),
+                       "n = " + std::to_string(n) + ", " + name, seconds_since(start));
+    }
+  }
+}
+
 TEST(OnExact, RingBondEnergyInSinglePrecision) {
   for (const auto& [n, sequence] :
        std::vector<std::pair<int, Sequence>>{{3, {kHeatBath}}, {2, {kMetropolis}}}) {
@@ -95,13 +143,24 @@ TEST(OnExact, XyRingHelicityModulusAndEnergy) {
   const double helicity = length / beta * twist / z;
   energy /= z;
   ASSERT_GT(helicity, 0.2);  // a finite ring is stiff; the check is not vacuous
-  for (const Sequence& sequence :
-       {Sequence{kHeatBath, kOverrelaxation}, Sequence{kMetropolis, kOverrelaxation}}) {
-    auto engine = make_cpu_engine(on_settings(2, {length}, beta, sequence));
+  // The cluster moves' reflections change the winding as well (errors: about 1-1.5e-3 in the
+  // energy, 1-2 % in the helicity modulus; Wolff sees a move that is no reflection at z 13-23).
+  const std::vector<std::pair<std::string, Sequence>> sequences{
+      {"heatbath+overrelaxation", {kHeatBath, kOverrelaxation}},
+      {"metropolis+overrelaxation", {kMetropolis, kOverrelaxation}},
+      {"swendsen_wang", {kSwendsenWang}},
+      {"wolff", {kWolff}},
+      {"metropolis+swendsen_wang", {kMetropolis, kSwendsenWang}}};
+  for (const auto& [name, sequence] : sequences) {
+    EngineSettings s = on_settings(2, {length}, beta, sequence);
+    s.wolff_clusters = 2;
+    const auto start = std::chrono::steady_clock::now();
+    auto engine = make_cpu_engine(s);
     ASSERT_EQ(engine->observable_names()[4], "helicity_0");
     const auto series = sample(*engine, 1000, 100000, 1);
-    expect_z(series[0], energy, "energy");
-    expect_z(series[4], helicity, "helicity modulus");
+    const double seconds = seconds_since(start);
+    expect_z_printed(series[0], energy, "XY ring of 8, " + name + ": energy", seconds);
+    expect_z_printed(series[4], helicity, "XY ring of 8, " + name + ": helicity", seconds);
   }
 }
 
@@ -159,6 +218,139 @@ TEST(OnExact, SingleSiteConditionalInFieldEveryAlgorithm) {
     check_conditional<2>(sequence, 1);
     check_conditional<3>(sequence, 1);
     check_conditional<4>(sequence, 3);
+  }
+}
+
+/// The infinite O(n) ring in a field h along component 0 from its transfer matrix: the top
+/// eigenfunction is symmetric about the field axis, so with z = s^0 and rho = sqrt(1 - z^2) the
+/// kernel reduces to T(z, z') = exp(beta z z' + beta h (z + z') / 2) G(beta rho rho'), G the
+/// average of exp(x u . u') over the unit sphere S^{n-2} of the other components (cosh x,
+/// I_0(x), sinh(x) / x for n = 2, 3, 4), on the measure (1 - z^2)^{(n-3)/2} dz. The kernel is
+/// entire in z and z', so Gauss quadrature on that measure converges exponentially: midpoints
+/// in theta = acos z for n = 2 and 4 (smooth periodic integrands), Gauss-Legendre for n = 3.
+/// From the top eigenvector psi (Hellmann-Feynman): <s_0> = sum_i psi_i^2 z_i and
+/// -e = d ln(lambda) / d beta = <s . s'> + h <s_0>.
+struct RingInField {
+  double energy;  ///< per site, -<s . s'> - h <s^0>
+  double m0;      ///< <s^0>
+};
+RingInField ring_in_field(int n, double beta, double h, int nodes) {
+  const double pi = 3.14159265358979323846;
+  std::vector<double> z(static_cast<size_t>(nodes)), w(z.size());
+  for (int i = 0; i < nodes; ++i) {
+    const size_t k = static_cast<size_t>(i);
+    if (n == 3) {  // Gauss-Legendre by Newton's method on P_nodes
+      double x = std::cos(pi * (i + 0.75) / (nodes + 0.5)), derivative = 1;
+      for (int iteration = 0; iteration < 100; ++iteration) {
+        double p0 = 1, p1 = x;
+        for (int j = 2; j <= nodes; ++j) {
+          const double p2 = ((2 * j - 1) * x * p1 - (j - 1) * p0) / j;
+          p0 = p1;
+          p1 = p2;
+        }
+        derivative = nodes * (x * p1 - p0) / (x * x - 1);
+        const double dx = p1 / derivative;
+        x -= dx;
+        if (std::fabs(dx) < 1e-16) break;
+      }
+      z[k] = x;
+      w[k] = 2 / ((1 - x * x) * derivative * derivative);
+    } else {  // theta at midpoints; sin^{n-2} theta d theta
+      const double theta = pi * (i + 0.5) / nodes;
+      z[k] = std::cos(theta);
+      w[k] = pi / nodes * (n == 4 ? std::sin(theta) * std::sin(theta) : 1.0);
+    }
+  }
+  auto g_and_ratio = [n](double x, double& ratio) {  // G(x) and G'(x) / G(x)
+    if (n == 2) {
+      ratio = std::tanh(x);
+      return std::cosh(x);
+    }
+    if (n == 3) {
+      ratio = langevin_ratio(2, x);  // I_1 / I_0
+      return std::cyl_bessel_i(0.0, x);
+    }
+    ratio = x > 1e-3 ? 1 / std::tanh(x) - 1 / x : x / 3;
+    return x > 0 ? std::sinh(x) / x : 1.0;
+  };
+  const size_t size = z.size();
+  std::vector<double> m(size * size), dm(size * size);  // kernel and its beta derivative
+  for (size_t i = 0; i < size; ++i) {
+    for (size_t j = 0; j < size; ++j) {
+      const double rho = std::sqrt((1 - z[i] * z[i]) * (1 - z[j] * z[j]));
+      double ratio = 0;
+      const double g = g_and_ratio(beta * rho, ratio);
+      const double t =
+          std::sqrt(w[i] * w[j]) * std::exp(beta * z[i] * z[j] + beta * h * (z[i] + z[j]) / 2) * g;
+      m[i * size + j] = t;
+      dm[i * size + j] = t * (z[i] * z[j] + h * (z[i] + z[j]) / 2 + rho * ratio);
+    }
+  }
+  std::vector<double> psi(size, 1.0), next(size);
+  double lambda = 0;
+  for (int iteration = 0; iteration < 400; ++iteration) {
+    double norm = 0;
+    for (size_t i = 0; i < size; ++i) {
+      next[i] = 0;
+      for (size_t j = 0; j < size; ++j) next[i] += m[i * size + j] * psi[j];
+      norm += next[i] * next[i];
+    }
+    norm = std::sqrt(norm);
+    for (size_t i = 0; i < size; ++i) psi[i] = next[i] / norm;
+    lambda = norm;
+  }
+  double m0 = 0, d_log_lambda = 0;
+  for (size_t i = 0; i < size; ++i) {
+    m0 += psi[i] * psi[i] * z[i];
+    for (size_t j = 0; j < size; ++j) d_log_lambda += psi[i] * dm[i * size + j] * psi[j];
+  }
+  return {-d_log_lambda / lambda, m0};
+}
+
+// The oracle: at h = 0 it is the closed form -A_n(beta), and it has converged in the nodes.
+TEST(OnExact, RingTransferMatrixOracle) {
+  for (int n : {2, 3, 4}) {
+    for (double beta : {0.4, 1.3}) {
+      EXPECT_NEAR(ring_in_field(n, beta, 0.0, 48).energy, -langevin_ratio(n, beta), 1e-12)
+          << "n = " << n << ", beta = " << beta;
+      EXPECT_NEAR(ring_in_field(n, beta, 0.0, 48).m0, 0.0, 1e-12);
+      const RingInField a = ring_in_field(n, beta, 0.6, 48), b = ring_in_field(n, beta, 0.6, 96);
+      EXPECT_NEAR(a.energy, b.energy, 1e-12) << "n = " << n << ", beta = " << beta;
+      EXPECT_NEAR(a.m0, b.m0, 1e-12) << "n = " << n << ", beta = " << beta;
+    }
+  }
+  // Weak coupling: one spin in the field, <s^0> = A_n(beta h).
+  for (int n : {2, 3, 4})
+    EXPECT_NEAR(ring_in_field(n, 1e-7, 5e6, 96).m0, langevin_ratio(n, 0.5), 1e-6) << "n = " << n;
+}
+
+// The cluster moves in a field h = 0.6 along component 0, whose ghost bonds hold the clusters
+// that a reflection would turn against the field: energy and <s^0> of the rings of 256 and 32
+// against the transfer matrix (finite-ring corrections below 1e-12). Errors about 1e-3
+// (Swendsen-Wang, also after Metropolis) and 3e-3 (Wolff) in both. Ghost bonds 10 % too likely
+// move both by 1-3e-2 (z 6-35 for every n and sequence); a move that is no reflection
+// (s - 1.9 (s . r) r, normalised) by 0.5-2.5e-2 (z 4-15 for Swendsen-Wang).
+TEST(OnExact, RingInFieldClusterMoves) {
+  const double beta = 1.0, h = 0.6;
+  const std::vector<std::tuple<std::string, Sequence, int64_t, int64_t>> sequences{
+      {"swendsen_wang", {kSwendsenWang}, 256, 16000},
+      {"wolff", {kWolff}, 32, 16000},
+      {"metropolis+swendsen_wang", {kMetropolis, kSwendsenWang}, 256, 8000}};
+  for (int n : {2, 3, 4}) {
+    const RingInField exact = ring_in_field(n, beta, h, 64);
+    for (const auto& [name, sequence, length, measurements] : sequences) {
+      EngineSettings s = on_settings(n, {length}, beta, sequence);
+      s.field = h;
+      s.wolff_clusters = 12;
+      const auto start = std::chrono::steady_clock::now();
+      auto engine = make_cpu_engine(s);
+      ASSERT_EQ(engine->observable_names()[2], "magnetization_0");
+      const auto series = sample(*engine, 200, measurements, 1);
+      const std::string what = "n = " + std::to_string(n) + ", h = 0.6, " + name;
+      const double seconds = seconds_since(start);
+      expect_z_printed(series[0], exact.energy, what + ": energy", seconds);
+      expect_z_printed(series[2], exact.m0, what + ": <s^0>", seconds);
+    }
   }
 }
 

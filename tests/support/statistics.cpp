@@ -26,6 +26,63 @@ Estimate binned_estimate(const std::vector<double>& series, int bins) {
   return {mean, std::sqrt(var / bins)};
 }
 
+MeanAndVariance jackknife_moments(const std::vector<Moments>& groups, double shift) {
+  if (groups.size() < 2) throw std::invalid_argument("jackknife_moments: fewer than 2 groups");
+  Moments total;
+  for (const Moments& g : groups) {
+    total.count += g.count;
+    total.sum += g.sum;
+    total.squares += g.squares;
+  }
+  auto moments = [](const Moments& m, double& mean, double& variance) {
+    const double d = m.sum / m.count;  // about the shift
+    mean = d;
+    variance = m.squares / m.count - d * d;
+  };
+  double mean = 0, variance = 0;
+  moments(total, mean, variance);
+  const size_t n = groups.size();
+  std::vector<double> means(n), variances(n);
+  double mean_avg = 0, variance_avg = 0;
+  for (size_t g = 0; g < n; ++g) {
+    const Moments rest{total.count - groups[g].count, total.sum - groups[g].sum,
+                       total.squares - groups[g].squares};
+    moments(rest, means[g], variances[g]);
+    mean_avg += means[g] / static_cast<double>(n);
+    variance_avg += variances[g] / static_cast<double>(n);
+  }
+  double mean_var = 0, variance_var = 0;
+  for (size_t g = 0; g < n; ++g) {
+    mean_var += (means[g] - mean_avg) * (means[g] - mean_avg);
+    variance_var += (variances[g] - variance_avg) * (variances[g] - variance_avg);
+  }
+  const double factor = static_cast<double>(n - 1) / static_cast<double>(n);
+  return {{shift + mean, std::sqrt(factor * mean_var)},
+          {variance, std::sqrt(factor * variance_var)}};
+}
+
+double binned_moments(const std::vector<double>& series, int bins, std::vector<Moments>& out) {
+  const size_t per_bin = series.size() / static_cast<size_t>(bins);
+  if (per_bin == 0) throw std::invalid_argument("binned_moments: fewer samples than bins");
+  const double shift = series[0];
+  out.assign(static_cast<size_t>(bins), Moments{});
+  for (size_t b = 0; b < static_cast<size_t>(bins); ++b) {
+    for (size_t i = 0; i < per_bin; ++i) {
+      const double d = series[b * per_bin + i] - shift;
+      out[b].count += 1;
+      out[b].sum += d;
+      out[b].squares += d * d;
+    }
+  }
+  return shift;
+}
+
+MeanAndVariance binned_mean_and_variance(const std::vector<double>& series, int bins) {
+  std::vector<Moments> groups;
+  const double shift = binned_moments(series, bins, groups);
+  return jackknife_moments(groups, shift);
+}
+
 double z_score(const Estimate& e, double exact) { return (e.mean - exact) / e.error; }
 
 void expect_z(const std::vector<double>& series, double exact, const std::string& what) {

@@ -18,6 +18,30 @@ struct Estimate {
 };
 Estimate binned_estimate(const std::vector<double>& series, int bins = 50);
 
+/// Sums of a quantity x over one group of measurements (a bin of one chain's series, or one
+/// replica's series), taken about a fixed shift so that the variance keeps its digits.
+struct Moments {
+  double count = 0;
+  double sum = 0;      ///< of x - shift
+  double squares = 0;  ///< of (x - shift)^2
+};
+
+/// The mean and the variance <x^2> - <x>^2 of x over all groups with jackknife errors (each
+/// group left out in turn), for independent groups: bins much longer than the autocorrelation
+/// time, or replicas. The variance's estimate is the pooled one, biased by O(tau / N) only.
+struct MeanAndVariance {
+  Estimate mean;
+  Estimate variance;
+};
+MeanAndVariance jackknife_moments(const std::vector<Moments>& groups, double shift);
+
+/// A series' Moments in `bins` equal consecutive blocks about its first value (the shift);
+/// returns that shift.
+double binned_moments(const std::vector<double>& series, int bins, std::vector<Moments>& out);
+
+/// The mean and variance of a series from `bins` blocks (jackknife_moments).
+MeanAndVariance binned_mean_and_variance(const std::vector<double>& series, int bins = 50);
+
 /// (estimate - exact) / error.
 double z_score(const Estimate& e, double exact);
 
