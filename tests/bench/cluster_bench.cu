@@ -17,12 +17,12 @@
 // Variants, on the same spins and step words, so the same bonds:
 //   "halving": the engine's (the bonds read the spins by colour; the unions' finds halve the
 //              paths they walk);
-//   "plain":   the first version (commit c957b10): the bonds read the spins through
-//              storage_index, the finds only read. Kept here, in namespace first_version, to
-//              compare before and after, phase by phase;
+//   (the first version, c957b10, whose bonds read the spins through storage_index and whose
+//   finds only read, was timed here as "plain" against both: tests/bench/results/
+//   cluster_nvidia_h100/cluster_bench.txt keeps those rows);
 //   "halving+flatten_halving": the engine's, with a flattening whose walks halve too.
 // Every variant must give the same bonds and roots, node for node (checked on the first
-// repeat; on the smaller lattices also against the serial kernels/cluster/labels_cpu.hpp); a
+// repeat; on the smaller lattices also against the serial tests/support/serial_labels.hpp); a
 // mismatch is reported and the program exits with status 1.
 //
 // Reported per phase: the median time over --repeats repeats (CUDA events around each phase)
@@ -52,116 +52,13 @@
 
 #include "kernels/backend/cuda_exec.cuh"
 #include "kernels/cluster/cluster_moves.hpp"
-#include "kernels/cluster/labels_cpu.hpp"
 #include "kernels/cluster/union_find.hpp"
 #include "kernels/models/ising.hpp"
 #include "kernels/rng/philox.hpp"
 #include "tests/bench/bench_support.cuh"
+#include "tests/support/serial_labels.hpp"
 
 namespace lattica {
-
-// ---- the first version of the labelling (c957b10), to compare against -------------------
-
-namespace first_version {
-
-/// ClusterBonds as it was: the spins read through storage_index (D divisions each).
-template <int D, class Model, class Sites>
-struct ClusterBonds {
-  ClusterLattice<D> g;
-  typename Model::Params params;
-  const ClusterPick<Model>* picks;
-  Sites sites;
-  uint8_t* bonds;
-  uint32_t* parent;
-  uint64_t step;
-
-  LATTICA_HD_INLINE void operator()(int64_t index) const {
-    const int64_t r = index / g.volume;
-    const int64_t i = index - r * g.volume;
-    int64_t x[D];
-    g.coordinates(i, x);
-    const bool inside = g.interior(x);
-    const typename Model::Spin s = sites.spin(r, i);
-    const typename Model::Embedding& e = picks[r].embedding;
-    uint64_t threshold[D + 1];
-    int last_uncertain = -1;
-    for (int a = 0; a < D; ++a) {
-      bool cross = false;
-      threshold[a] = g.owns_bond(x, inside, a, cross)
-                         ? Model::cluster_bond(params, e, s, sites.spin(r, g.up(i, x, a)))
-                         : 0;
-      if (threshold[a] > 0 && threshold[a] < kCertainBond) last_uncertain = a;
-    }
-    threshold[D] = inside ? Model::ghost_bond(params, e, s) : 0;
-    if (threshold[D] > 0 && threshold[D] < kCertainBond) last_uncertain = D;
-    uint8_t mask = 0;
-    SiteRandom random(params.seed, RngStream::cluster_bond, static_cast<uint32_t>(r),
-                      static_cast<uint64_t>(g.global(i, x)), step);
-    for (int a = 0; a <= D; ++a) {
-      const uint32_t word = a <= last_uncertain ? random.next() : 0;
-      if (threshold[a] > word) mask |= a == D ? kGhostBond : static_cast<uint8_t>(1u << a);
-    }
-    bonds[index] = mask;
-    const uint32_t node = static_cast<uint32_t>(index + 1);
-    parent[node] = mask & kGhostBond ? kGhostNode : node;
-  }
-};
-
-/// The root of node n, reading only.
-LATTICA_HD_INLINE uint32_t find_root(const uint32_t* parent, uint32_t n) {
-  uint32_t p = load_parent(parent + n);
-  while (p != n) {
-    n = p;
-    p = load_parent(parent + n);
-  }
-  return n;
-}
-
-/// Joins the components of a and b: the larger root linked below the smaller, retried when
-/// another thread moved it first.
-LATTICA_HD_INLINE void unite(uint32_t* parent, uint32_t a, uint32_t b) {
-  while (true) {
-    a = find_root(parent, a);
-    b = find_root(parent, b);
-    if (a == b) return;
-    if (a < b) {
-      const uint32_t t = a;
-      a = b;
-      b = t;
-    }
-    const uint32_t old = atomic_min_u32(parent + a, b);
-    if (old == a) return;
-    a = old;
-  }
-}
-
-/// UniteBonds as it was (the same bonds, the same geometry), with the unions above.
-template <int D>
-struct UniteBonds {
-  ClusterLattice<D> g;
-  const uint8_t* bonds;
-  uint32_t* parent;
-
-  LATTICA_HD_INLINE void operator()(int64_t index) const {
-    const uint8_t mask = bonds[index] & static_cast<uint8_t>(~kGhostBond);
-    if (!mask) return;
-    const int64_t r = index / g.volume;
-    const int64_t i = index - r * g.volume;
-    int64_t x[D];
-    g.coordinates(i, x);
-    if (!g.interior(x)) return;
-    for (int a = 0; a < D; ++a) {
-      bool cross = false;
-      if (!(mask >> a & 1)) continue;
-      g.owns_bond(x, true, a, cross);
-      if (cross) continue;
-      unite(parent, static_cast<uint32_t>(index + 1),
-            static_cast<uint32_t>(r * g.volume + g.up(i, x, a) + 1));
-    }
-  }
-};
-
-}  // namespace first_version
 
 /// A flattening whose walks halve the paths too (atomic minima, so no late write can undo a
 /// node's root); functor over nodes.
@@ -187,15 +84,13 @@ constexpr int64_t kSerialCheckSites = int64_t{1} << 21;
 constexpr double kBondsBytes = 6, kUniteBytes = 5, kFlattenBytes = 8, kMoveBytes = 6;
 
 enum class Start { random, ordered, critical };
-enum class Variant { halving, plain, flatten_halving };
+enum class Variant { halving, flatten_halving };
 
 const char* start_name(Start s) {
   return s == Start::random ? "random" : s == Start::ordered ? "ordered" : "critical";
 }
 const char* variant_name(Variant v) {
-  return v == Variant::halving ? "halving"
-         : v == Variant::plain ? "plain"
-                               : "halving+flatten_halving";
+  return v == Variant::halving ? "halving" : "halving+flatten_halving";
 }
 
 /// Spin i: +1, or +-1 from the initial-state stream.
@@ -282,8 +177,8 @@ class LatticeBench {
     if (start == Start::critical) {
       for (int k = 0; k < kEquilibrationSteps; ++k) {
         const uint64_t step = cluster_step(1000000 + static_cast<uint64_t>(k), 0, 0);
-        bonds(step, Variant::halving);
-        unite(Variant::halving);
+        bonds(step);
+        unite();
         flatten(Variant::halving);
         move(step);
       }
@@ -312,8 +207,8 @@ class LatticeBench {
     for (int k = 0; k < kWarmup + repeats; ++k) {
       exec_.for_each(volume_, CopySpins{saved_.data(), spins_.data()});
       const uint64_t step = cluster_step(static_cast<uint64_t>(k), 0, 0);
-      const double b = exec_.time([&] { bonds(step, variant); });
-      const double u = exec_.time([&] { unite(variant); });
+      const double b = exec_.time([&] { bonds(step); });
+      const double u = exec_.time([&] { unite(); });
       if (k == 0) examine_trees(result);
       const double f = exec_.time([&] { flatten(variant); });
       if (k == 0) check_roots(result);
@@ -331,27 +226,15 @@ class LatticeBench {
  private:
   using Sites = ByteSites<D, int8_t>;
 
-  void bonds(uint64_t step, Variant variant) {
+  void bonds(uint64_t step) {
     exec_.for_each(
         1, PickClusters<IsingModel>{params_, picks_.data(), step, static_cast<uint64_t>(volume_)});
     const Sites sites{lattice_, spins_.data()};
-    if (variant == Variant::plain) {
-      exec_.for_each(volume_,
-                     first_version::ClusterBonds<D, IsingModel, Sites>{
-                         g_, params_, picks_.data(), sites, bonds_.data(), parent_.data(), step});
-    } else {
-      exec_.for_each(volume_,
-                     ClusterBonds<D, IsingModel, Sites>{g_, params_, picks_.data(), sites,
-                                                        bonds_.data(), parent_.data(), step});
-    }
+    exec_.for_each(volume_,
+                   ClusterBonds<D, IsingModel, Sites>{g_, params_, picks_.data(), sites,
+                                                      bonds_.data(), parent_.data(), step});
   }
-  void unite(Variant variant) {
-    if (variant == Variant::plain) {
-      exec_.for_each(volume_, first_version::UniteBonds<D>{g_, bonds_.data(), parent_.data()});
-    } else {
-      exec_.for_each(volume_, UniteBonds<D>{g_, bonds_.data(), parent_.data()});
-    }
-  }
+  void unite() { exec_.for_each(volume_, UniteBonds<D>{g_, bonds_.data(), parent_.data()}); }
   void flatten(Variant variant) {
     if (variant == Variant::flatten_halving) {
       exec_.for_each(volume_ + 1, FlattenHalving{parent_.data()});
@@ -456,7 +339,7 @@ template <int D, class Exec>
 void bench_lattice(const Exec& exec, int64_t length, double beta, const Options& options,
                    std::vector<Result>& results) {
   const Start starts[] = {Start::random, Start::ordered, Start::critical};
-  const Variant variants[] = {Variant::halving, Variant::plain, Variant::flatten_halving};
+  const Variant variants[] = {Variant::halving, Variant::flatten_halving};
   const auto wanted = [&](Start s, Variant v) {
     return LatticeBench<Exec, D>::name(length, s, v).find(options.filter) != std::string::npos;
   };

@@ -1,6 +1,6 @@
 // The cluster labelling on the GPU (kernels/cluster/union_find.hpp: UniteBonds, then
 // FlattenLabels, through CudaExec, with the initial parents ClusterBonds sets) against the
-// serial labelling (kernels/cluster/labels_cpu.hpp) on random, percolating, sparse, full, empty,
+// serial labelling (tests/support/serial_labels.hpp) on random, percolating, sparse, full, empty,
 // wrapping and ghost-bonded bond sets of 1 to 4 dimensions and several replicas, up to 1024^2,
 // 128^3 and 32^4 sites so that many threads race: every node's root must be exactly the
 // canonical one (1 + the smallest site of its cluster, or the ghost, 0), at every block size.

@@ -2,7 +2,7 @@
 // Bond sets and their reference labels for the concurrent cluster labelling
 // (kernels/cluster/union_find.hpp, cluster_moves.hpp): the labelling functors run through a
 // backend's exec (CpuExec over OpenMP threads, CudaExec) and must give every node exactly the
-// root the serial labelling (kernels/cluster/labels_cpu.hpp) implies: 1 + the smallest site of
+// root the serial labelling (tests/support/serial_labels.hpp) implies: 1 + the smallest site of
 // its cluster in the site array (replicas one after another), or the ghost, node 0, for a
 // cluster with a bond to the ghost.
 //
@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "kernels/cluster/cluster_moves.hpp"
-#include "kernels/cluster/labels_cpu.hpp"
 #include "kernels/cluster/union_find.hpp"
 #include "kernels/common/host_device.hpp"
 #include "kernels/lattice/checkerboard.hpp"
+#include "tests/support/serial_labels.hpp"
 
 namespace lattica::test {
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "kernels/backend/cpu_exec.hpp"
-#include "kernels/cluster/labels_cpu.hpp"
 #include "kernels/models/ising.hpp"
 #include "tests/support/cluster_check.hpp"
+#include "tests/support/serial_labels.hpp"
 
 namespace lattica {
 namespace {

@@ -1,6 +1,7 @@
 #pragma once
-// Connected components of a bond graph on a periodic D-dimensional lattice, on the CPU: the
-// reference that the GPU labelling (issue 19) is tested against, and the CPU backend's own.
+// Connected components of a bond graph on a periodic D-dimensional lattice, serially: the
+// independent reference that the engine's concurrent labelling (kernels/cluster/union_find.hpp,
+// on both backends) is tested against.
 //
 // Sites are named by their lexicographic index (row-major, last axis fastest). bonds[i] holds
 // bit a when the bond between site i and its +e_a neighbour (periodic) is occupied. A cluster's
