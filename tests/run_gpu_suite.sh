@@ -29,7 +29,7 @@ done
 
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 # Smaller chain cases keep the sanitizers' slowdown within minutes.
-filter='*packed*:GpuSnapshots.*:GpuBox.*:*Lattices/1*:GpuPhilox.*:GpuReduce.*:GpuHistogram.*:*Ising2d_130x66*:*Ising2d_2x512*:*Ising3d_16x8x24*:*Ising4d_8x4x6x10*:*replicas*:*Potts2d_q3*:*Potts3d*:*Ising1d*:*Xy1d*:*O4_3d*:*Phi4_2d*:*Heisenberg2d*:*GpuStructureFactor.Potts3d*:GpuClusterLabels.Replicas*:GpuClusterLabels.EngineBonds*'
+filter='*packed*:GpuSnapshots.*:GpuBox.*:*Lattices/1*:GpuPhilox.*:GpuReduce.*:GpuHistogram.*:*Ising2d_130x66*:*Ising2d_2x512*:*Ising3d_16x8x24*:*Ising4d_8x4x6x10*:*replicas*:*Potts2d_q3*:*Potts3d*:*Ising1d*:*Xy1d*:*O4_3d*:*Phi4_2d*:*Heisenberg2d*:*GpuStructureFactor.Potts3d*:GpuClusterLabels.Replicas*:GpuClusterLabels.EngineBonds*:GpuClusterLabels.TiledLabellingOfBoxes*'
 # SANITIZER_TOOLS picks the tools (default all three; synccheck finds barrier misuse).
 for tool in ${SANITIZER_TOOLS:-memcheck racecheck synccheck}; do
   if [ -n "$sanitizer" ]; then

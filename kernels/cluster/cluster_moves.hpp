@@ -4,8 +4,10 @@
 //   1. PickClusters: per replica, the step's embedding (O(n)'s direction r) and Wolff's seed site;
 //   2. ClusterBonds: every site's bonds to its +e_a neighbours and to the ghost spin (the field),
 //      each occupied with the model's probability (Model::cluster_bond, ghost_bond);
-//   3. UniteBonds then FlattenLabels (union_find.hpp): every site's cluster, named by its
-//      smallest node, the ghost's clusters by node 0;
+//   3. label_box: every site's cluster, named by its smallest node, the ghost's clusters by
+//      node 0. Here InitialParents, UniteBonds over every bond, then FlattenLabels
+//      (union_find.hpp); the GPU's overload (tile_labels.cuh) first labels tiles in shared
+//      memory, then unites the bonds between tiles: the same roots;
 //   4. MoveClusters (or MovePackedClusters): every site of a moved cluster takes
 //      Model::cluster_move, the same for the whole cluster because its random word is keyed by
 //      the cluster's canonical label (1 + its smallest global site; 0 for the ghost's clusters,
@@ -194,15 +196,8 @@ struct PickClusters {
   }
 };
 
-/// A node's parent before the unions: the ghost when its site's mask has the ghost bond, else
-/// the node itself.
-LATTICA_HD_INLINE uint32_t initial_parent(uint8_t mask, uint32_t node) {
-  return mask & kGhostBond ? kGhostNode : node;
-}
-
-/// Every site's bond mask and its node's initial parent (itself, or the ghost); functor over
-/// replica * V + site. Random words: word a for the bond along +e_a, word D for the ghost's,
-/// drawn only up to the last uncertain one.
+/// Every site's bond mask; functor over replica * V + site. Random words: word a for the bond
+/// along +e_a, word D for the ghost's, drawn only up to the last uncertain one.
 template <int D, class Model, class Sites>
 struct ClusterBonds {
   ClusterLattice<D> g;
@@ -210,7 +205,6 @@ struct ClusterBonds {
   const ClusterPick<Model>* picks;
   Sites sites;
   uint8_t* bonds;
-  uint32_t* parent;  ///< node 1 + index
   uint64_t step;
 
   LATTICA_HD_INLINE void operator()(int64_t index) const {
@@ -241,8 +235,17 @@ struct ClusterBonds {
       if (threshold[a] > word) mask |= a == D ? kGhostBond : static_cast<uint8_t>(1u << a);
     }
     bonds[index] = mask;
+  }
+};
+
+/// A node's parent before the unions: the ghost when its site's mask has the ghost bond, else
+/// the node itself; functor over replica * V + site.
+struct InitialParents {
+  const uint8_t* bonds;
+  uint32_t* parent;
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
     const uint32_t node = static_cast<uint32_t>(index + 1);
-    parent[node] = initial_parent(mask, node);
+    parent[node] = bonds[index] & kGhostBond ? kGhostNode : node;
   }
 };
 
@@ -272,6 +275,17 @@ struct UniteBonds {
     }
   }
 };
+
+/// Every node's root, the smallest node of its cluster (the ghost, 0, for the clusters with a
+/// ghost bond), from the bond masks of `sites` sites (replicas of g); on any exec. (CudaExec has
+/// a faster overload, tile_labels.cuh, with the same result.)
+template <class Exec, int D>
+void label_box(const Exec& exec, const ClusterLattice<D>& g, const uint8_t* bonds, uint32_t* parent,
+               int64_t sites) {
+  exec.for_each(sites, InitialParents{bonds, parent});
+  exec.for_each(sites, UniteBonds<D>{g, bonds, parent});
+  exec.for_each(sites + 1, FlattenLabels{parent});
+}
 
 /// The canonical label of a flattened node's cluster: 0 for the ghost's, else 1 + the global
 /// index of its smallest site; `canon`, when set, holds it at every root (a decomposed lattice,

@@ -88,9 +88,6 @@ LATTICA_HD_INLINE uint32_t atomic_fetch_add_u32(uint32_t* address, uint32_t valu
   return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
 #endif
 }
-LATTICA_HD_INLINE void atomic_add_u32(uint32_t* address, uint32_t value) {
-  atomic_fetch_add_u32(address, value);
-}
 
 /// counts[index] += 1 atomically; on the GPU the lanes of a warp that count the same index
 /// add together (one atomic per distinct index), since a large cluster's sites all count at
@@ -161,12 +158,16 @@ LATTICA_HD_INLINE void unite(uint32_t* parent, uint32_t a, uint32_t b) {
 
 /// Points every node at its root, so a label is one read; functor over nodes. After the unions
 /// the trees are shallow, and the walks read only; each thread writes its own node, with the
-/// root, which no other thread's write can change.
+/// root, which no other thread's write can change, and only where its parent is not the root
+/// already (most nodes after a tile labelling).
 struct FlattenLabels {
   uint32_t* parent;
   LATTICA_HD_INLINE void operator()(int64_t n) const {
     const uint32_t node = static_cast<uint32_t>(n);
-    store_parent(parent + node, find_root(parent, node));
+    const uint32_t p = load_parent(parent + node);
+    if (p == node) return;
+    const uint32_t root = find_root(parent, p);
+    if (root != p) store_parent(parent + node, root);
   }
 };
 

@@ -15,12 +15,16 @@
 // untimed).
 //
 // Variants, on the same spins and step words, so the same bonds:
-//   "halving": the engine's (the bonds read the spins by colour; the unions' finds halve the
-//              paths they walk);
-//   (the first version, c957b10, whose bonds read the spins through storage_index and whose
-//   finds only read, was timed here as "plain" against both: tests/bench/results/
-//   cluster_nvidia_h100/cluster_bench.txt keeps those rows);
-//   "halving+flatten_halving": the engine's, with a flattening whose walks halve too.
+//   "global": the first labelling (c957b10 and after): InitialParents, then UniteBonds over all
+//             bonds in global memory (the unions' finds halving the paths), then FlattenLabels;
+//             what the CPU runs (the generic label_box of kernels/cluster/cluster_moves.hpp);
+//   "tiles AxB.. @T": the GPU's (kernels/cluster/tile_labels.cuh): tiles of A x B .. sites
+//             labelled in shared memory by blocks of T threads, then the bonds between tiles in
+//             global memory, then the flattening tile by tile; 32x128 and 8x16x32 at 512
+//             threads are the engine's.
+// (tests/bench/results/cluster_nvidia_h100/cluster_bench.txt keeps the rows of the variants
+// timed before: reads of the spins through storage_index, finds that only read, and a
+// flattening whose walks halve.)
 // Every variant must give the same bonds and roots, node for node (checked on the first
 // repeat; on the smaller lattices also against the serial tests/support/serial_labels.hpp); a
 // mismatch is reported and the program exits with status 1.
@@ -36,7 +40,7 @@
 //
 //   cluster_bench [--repeats N] [--filter TEXT] [--json FILE]
 //
-// --filter runs only the cases whose name ("2D 4096^2 critical halving", ...) contains TEXT.
+// --filter runs only the cases whose name ("2D 4096^2 critical tiles 64x64", ...) contains TEXT.
 // Needs about 0.5 GiB of device memory and 1 GiB of host memory at 8192^2.
 
 #include <cuda_runtime.h>
@@ -52,6 +56,7 @@
 
 #include "kernels/backend/cuda_exec.cuh"
 #include "kernels/cluster/cluster_moves.hpp"
+#include "kernels/cluster/tile_labels.cuh"
 #include "kernels/cluster/union_find.hpp"
 #include "kernels/models/ising.hpp"
 #include "kernels/rng/philox.hpp"
@@ -59,16 +64,6 @@
 #include "tests/support/serial_labels.hpp"
 
 namespace lattica {
-
-/// A flattening whose walks halve the paths too (atomic minima, so no late write can undo a
-/// node's root); functor over nodes.
-struct FlattenHalving {
-  uint32_t* parent;
-  LATTICA_HD_INLINE void operator()(int64_t n) const {
-    const uint32_t node = static_cast<uint32_t>(n);
-    lower_parent(parent + node, find_root_halving(parent, node));
-  }
-};
 
 namespace {
 
@@ -78,19 +73,27 @@ constexpr size_t kCopyBytes = size_t{1} << 30;
 constexpr int kEquilibrationSteps = 100;
 /// The serial labelling checks lattices up to this many sites.
 constexpr int64_t kSerialCheckSites = int64_t{1} << 21;
-// Least traffic per site: bonds reads the spin and writes the mask and the parent (1 + 1 + 4);
-// unite reads the mask and the site's parent (1 + 4); flatten reads and writes the parent
-// (4 + 4); move reads the parent and reads and writes the spin (4 + 1 + 1).
-constexpr double kBondsBytes = 6, kUniteBytes = 5, kFlattenBytes = 8, kMoveBytes = 6;
+// Least traffic per site: bonds reads the spin and writes the mask (1 + 1); unite reads the
+// mask and writes the parent (1 + 4); flatten reads the parent (4: it writes only the parents
+// that change); move reads the parent and reads and writes the spin (4 + 1 + 1).
+constexpr double kBondsBytes = 2, kUniteBytes = 5, kFlattenBytes = 4, kMoveBytes = 6;
 
 enum class Start { random, ordered, critical };
-enum class Variant { halving, flatten_halving };
+/// A labelling: global (no tiles), or tiles of 2^log2[a] sites along axis a.
+struct Variant {
+  std::vector<int> log2;
+  int threads = 512;  ///< per block of the tiles' labelling
+};
 
 const char* start_name(Start s) {
   return s == Start::random ? "random" : s == Start::ordered ? "ordered" : "critical";
 }
-const char* variant_name(Variant v) {
-  return v == Variant::halving ? "halving" : "halving+flatten_halving";
+std::string variant_name(const Variant& v) {
+  if (v.log2.empty()) return "global";
+  std::string name = "tiles ";
+  for (size_t a = 0; a < v.log2.size(); ++a)
+    name += (a ? "x" : "") + std::to_string(1 << v.log2[a]);
+  return name + " @" + std::to_string(v.threads);
 }
 
 /// Spin i: +1, or +-1 from the initial-state stream.
@@ -166,7 +169,7 @@ class LatticeBench {
     exec.zero(parent_);  // node 0, the ghost (no field: never bonded)
   }
 
-  static std::string name(int64_t length, Start start, Variant variant) {
+  static std::string name(int64_t length, Start start, const Variant& variant) {
     return std::to_string(D) + "D " + std::to_string(length) + "^" + std::to_string(D) + " " +
            start_name(start) + " " + variant_name(variant);
   }
@@ -178,8 +181,8 @@ class LatticeBench {
       for (int k = 0; k < kEquilibrationSteps; ++k) {
         const uint64_t step = cluster_step(1000000 + static_cast<uint64_t>(k), 0, 0);
         bonds(step);
-        unite();
-        flatten(Variant::halving);
+        unite(Variant{});
+        flatten(Variant{});
         move(step);
       }
     }
@@ -189,7 +192,7 @@ class LatticeBench {
   }
 
   /// --repeats timed repeats of the step after kWarmup untimed ones, checking the first.
-  Result run(Start start, Variant variant, int repeats) {
+  Result run(Start start, const Variant& variant, int repeats) {
     Result result{name(length_, start, variant),
                   D,
                   length_,
@@ -208,7 +211,7 @@ class LatticeBench {
       exec_.for_each(volume_, CopySpins{saved_.data(), spins_.data()});
       const uint64_t step = cluster_step(static_cast<uint64_t>(k), 0, 0);
       const double b = exec_.time([&] { bonds(step); });
-      const double u = exec_.time([&] { unite(); });
+      const double u = exec_.time([&] { unite(variant); });
       if (k == 0) examine_trees(result);
       const double f = exec_.time([&] { flatten(variant); });
       if (k == 0) check_roots(result);
@@ -230,17 +233,28 @@ class LatticeBench {
     exec_.for_each(
         1, PickClusters<IsingModel>{params_, picks_.data(), step, static_cast<uint64_t>(volume_)});
     const Sites sites{lattice_, spins_.data()};
-    exec_.for_each(volume_,
-                   ClusterBonds<D, IsingModel, Sites>{g_, params_, picks_.data(), sites,
-                                                      bonds_.data(), parent_.data(), step});
+    exec_.for_each(volume_, ClusterBonds<D, IsingModel, Sites>{g_, params_, picks_.data(), sites,
+                                                               bonds_.data(), step});
   }
-  void unite() { exec_.for_each(volume_, UniteBonds<D>{g_, bonds_.data(), parent_.data()}); }
-  void flatten(Variant variant) {
-    if (variant == Variant::flatten_halving) {
-      exec_.for_each(volume_ + 1, FlattenHalving{parent_.data()});
+  void unite(const Variant& variant) {
+    if (variant.log2.empty()) {
+      exec_.for_each(volume_, InitialParents{bonds_.data(), parent_.data()});
+      exec_.for_each(volume_, UniteBonds<D>{g_, bonds_.data(), parent_.data()});
     } else {
-      exec_.for_each(volume_ + 1, FlattenLabels{parent_.data()});
+      unite_by_tiles(exec_, tiles(variant), 1, bonds_.data(), parent_.data(), variant.threads);
     }
+  }
+  void flatten(const Variant& variant) {
+    if (variant.log2.empty()) {
+      exec_.for_each(volume_ + 1, FlattenLabels{parent_.data()});
+    } else {
+      flatten_by_tiles(exec_, tiles(variant), 1, parent_.data());
+    }
+  }
+  TileGrid<D> tiles(const Variant& variant) const {
+    TileShape<D> shape{};
+    for (int a = 0; a < D; ++a) shape.log2[a] = variant.log2[static_cast<size_t>(a)];
+    return TileGrid<D>::make(g_, shape);
   }
   void move(uint64_t step) {
     const ClusterLabels labels{parent_.data(), nullptr, volume_};
@@ -339,19 +353,21 @@ template <int D, class Exec>
 void bench_lattice(const Exec& exec, int64_t length, double beta, const Options& options,
                    std::vector<Result>& results) {
   const Start starts[] = {Start::random, Start::ordered, Start::critical};
-  const Variant variants[] = {Variant::halving, Variant::flatten_halving};
-  const auto wanted = [&](Start s, Variant v) {
+  const std::vector<Variant> variants =
+      D == 2 ? std::vector<Variant>{{}, {{5, 5}}, {{6, 6}}, {{5, 7}}, {{5, 7}, 256}}
+             : std::vector<Variant>{{}, {{4, 4, 4}}, {{3, 3, 6}}, {{3, 4, 5}}, {{3, 4, 5}, 256}};
+  const auto wanted = [&](Start s, const Variant& v) {
     return LatticeBench<Exec, D>::name(length, s, v).find(options.filter) != std::string::npos;
   };
   bool any = false;
   for (Start s : starts) {
-    for (Variant v : variants) any = any || wanted(s, v);
+    for (const Variant& v : variants) any = any || wanted(s, v);
   }
   if (!any) return;
   LatticeBench<Exec, D> bench(exec, length, beta);
   for (Start s : starts) {
     bool prepared = false;
-    for (Variant v : variants) {
+    for (const Variant& v : variants) {
       if (!wanted(s, v)) continue;
       if (!prepared) bench.prepare(s);
       prepared = true;

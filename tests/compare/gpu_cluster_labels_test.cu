@@ -1,21 +1,25 @@
-// The cluster labelling on the GPU (kernels/cluster/union_find.hpp: UniteBonds, then
-// FlattenLabels, through CudaExec, with the initial parents ClusterBonds sets) against the
-// serial labelling (tests/support/serial_labels.hpp) on random, percolating, sparse, full, empty,
-// wrapping and ghost-bonded bond sets of 1 to 4 dimensions and several replicas, up to 1024^2,
-// 128^3 and 32^4 sites so that many threads race: every node's root must be exactly the
-// canonical one (1 + the smallest site of its cluster, or the ghost, 0), at every block size.
-// The same functors on CPU threads are checked in tests/unit/cluster_labels_test.cpp (the CUDA
-// files' host code is compiled without OpenMP).
+// The cluster labelling on the GPU against the serial labelling (tests/support/serial_labels.hpp)
+// on random, percolating, sparse, full, empty, wrapping and ghost-bonded bond sets of 1 to 4
+// dimensions and several replicas, up to 1024^2, 128^3 and 32^4 sites so that many threads race:
+// every node's root must be exactly the canonical one (1 + the smallest site of its cluster, or the
+// ghost, 0). Both GPU labellings: the generic one (kernels/cluster/union_find.hpp: UniteBonds, then
+// FlattenLabels, through CudaExec) at every block size, and the engine's, tile by tile
+// (kernels/cluster/ tile_labels.cuh), at every tile shape, on whole lattices and on boxes with
+// ghost layers. The same functors on CPU threads are checked in tests/unit/cluster_labels_test.cpp
+// (the CUDA files' host code is compiled without OpenMP).
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/backend/cpu_exec.hpp"
 #include "kernels/backend/cuda_exec.cuh"
 #include "kernels/cluster/cluster_moves.hpp"
+#include "kernels/cluster/tile_labels.cuh"
 #include "kernels/models/ising.hpp"
 #include "kernels/models/potts.hpp"
 #include "tests/support/cluster_check.hpp"
@@ -33,6 +37,121 @@ TEST(GpuClusterLabels, CanonicalRootsOnEveryBondSetAndBlockSize) {
     ASSERT_TRUE(same_roots(concurrent_roots(small, b), want)) << "block 64";
     ASSERT_TRUE(same_roots(concurrent_roots(usual, b), want)) << "block 256";
     ASSERT_TRUE(same_roots(concurrent_roots(large, b), want)) << "block 1024";
+  }
+}
+
+template <int D>
+TileShape<D> tile_shape(const std::vector<int>& log2) {
+  TileShape<D> shape{};
+  for (int a = 0; a < D; ++a) shape.log2[a] = log2[static_cast<size_t>(a)];
+  return shape;
+}
+
+/// Every node's parent after label_box_tiled of b with tiles of 2^log2 sites along the axes.
+template <int D>
+std::vector<uint32_t> tiled_roots_in(const CudaExec& exec, const BondSet& b,
+                                     const std::vector<int>& log2) {
+  const ClusterLattice<D> g = whole_lattice<D>(b.dims);
+  const int64_t sites = b.sites();
+  auto bonds = exec.allocate<uint8_t>(sites);
+  auto parent = exec.allocate<uint32_t>(sites + 1);
+  exec.copy_to_device(b.bonds.data(), bonds);
+  std::vector<uint32_t> roots(static_cast<size_t>(sites + 1), 0xDEADBEEFu);
+  roots[0] = kGhostNode;
+  exec.copy_to_device(roots.data(), parent);
+  label_box_tiled(exec, g, bonds.data(), parent.data(), sites, tile_shape<D>(log2));
+  exec.copy_to_host(parent, roots.data());
+  return roots;
+}
+
+std::vector<uint32_t> tiled_roots(const CudaExec& exec, const BondSet& b,
+                                  const std::vector<int>& log2) {
+  switch (b.dims.size()) {
+    case 1:
+      return tiled_roots_in<1>(exec, b, log2);
+    case 2:
+      return tiled_roots_in<2>(exec, b, log2);
+    case 3:
+      return tiled_roots_in<3>(exec, b, log2);
+    default:
+      return tiled_roots_in<4>(exec, b, log2);
+  }
+}
+
+// The tiles' labelling, whatever their shape: tiles of one site (every bond between tiles),
+// thin and flat ones, rows shorter and longer than a warp, the engine's defaults and the
+// largest (4096 sites), and tiles larger than the lattice or not dividing it.
+TEST(GpuClusterLabels, TiledLabellingGivesTheCanonicalRootsAtEveryTileShape) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  const CudaExec exec(0);
+  const std::vector<std::vector<int>> shapes[4] = {
+      {{0}, {3}, {5}, {12}},
+      {{0, 0}, {1, 1}, {0, 5}, {5, 0}, {2, 7}, {5, 7}, {6, 6}, {7, 5}, {0, 12}},
+      {{0, 0, 0}, {1, 1, 1}, {0, 2, 5}, {3, 3, 3}, {4, 4, 4}, {3, 4, 5}, {2, 3, 7}},
+      {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}, {1, 2, 3, 5}}};
+  for (const BondSet& b : standard_bond_sets(true)) {
+    SCOPED_TRACE(b.name);
+    const std::vector<uint32_t> want = expected_roots(b);
+    for (const std::vector<int>& log2 : shapes[b.dims.size() - 1]) {
+      std::string shape;
+      for (int l : log2) shape += " " + std::to_string(l);
+      ASSERT_TRUE(same_roots(tiled_roots(exec, b, log2), want)) << "tile log2" << shape;
+    }
+  }
+}
+
+// A box of a decomposed lattice, with ghost layers along the split axes: the tiled labelling
+// must leave the bonds to and from ghost layers alone (the merge across boxes takes them) and
+// give the generic labelling's roots.
+template <int D>
+void expect_box_tiles_like_generic(const int64_t (&extents)[D], const int64_t (&ghosts)[D],
+                                   int replicas, uint64_t seed) {
+  const ClusterLattice<D> g = ClusterLattice<D>::make(Checkerboard<D>::make(extents), ghosts);
+  const int64_t sites = replicas * g.volume;
+  for (double p : {0.05, 0.5, 0.9}) {
+    std::vector<int64_t> dims(extents, extents + D);
+    const BondSet b = random_bonds("box", dims, replicas, p, 0.01, seed++);
+    std::vector<uint32_t> roots[2];
+    const auto run = [&](const auto& exec, int which, const std::vector<int>& log2) {
+      auto bonds = exec.template allocate<uint8_t>(sites);
+      auto parent = exec.template allocate<uint32_t>(sites + 1);
+      exec.copy_to_device(b.bonds.data(), bonds);
+      exec.zero(parent);
+      if constexpr (std::is_same_v<std::decay_t<decltype(exec)>, CudaExec>) {
+        label_box_tiled(exec, g, bonds.data(), parent.data(), sites, tile_shape<D>(log2));
+      } else {
+        label_box(exec, g, bonds.data(), parent.data(), sites);  // the generic one
+      }
+      roots[which].resize(static_cast<size_t>(sites + 1));
+      exec.copy_to_host(parent, roots[which].data());
+    };
+    run(CpuExec(2), 0, {});
+    for (const std::vector<int>& log2 :
+         {std::vector<int>(D, 0), std::vector<int>(D, 1), std::vector<int>(D, 12 / D)}) {
+      run(CudaExec(0), 1, log2);
+      EXPECT_TRUE(same_roots(roots[1], roots[0]))
+          << D << "D box, p = " << p << ", tile log2 " << log2[0];
+    }
+  }
+}
+
+TEST(GpuClusterLabels, TiledLabellingOfBoxesWithGhostLayersIsTheGenericOne) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  {
+    const int64_t extents[2] = {130, 66}, ghosts[2] = {1, 0};
+    expect_box_tiles_like_generic<2>(extents, ghosts, 2, 100);
+  }
+  {
+    const int64_t extents[2] = {66, 200}, ghosts[2] = {1, 1};
+    expect_box_tiles_like_generic<2>(extents, ghosts, 1, 200);
+  }
+  {
+    const int64_t extents[3] = {34, 18, 40}, ghosts[3] = {1, 1, 0};
+    expect_box_tiles_like_generic<3>(extents, ghosts, 2, 300);
+  }
+  {
+    const int64_t extents[4] = {10, 6, 8, 12}, ghosts[4] = {1, 0, 1, 1};
+    expect_box_tiles_like_generic<4>(extents, ghosts, 1, 400);
   }
 }
 
@@ -95,11 +214,10 @@ void expect_engine_bonds_labelled(const typename Model::Params& params, const in
     exec.for_each(replicas,
                   PickClusters<Model>{params, picks.data(), step, static_cast<uint64_t>(g.volume)});
     using Sites = ByteSites<D, typename Model::Spin>;
-    exec.for_each(sites, ClusterBonds<D, Model, Sites>{g, params, picks.data(),
-                                                       Sites{lattice, d_spins.data()}, bonds.data(),
-                                                       parent.data(), step});
-    exec.for_each(sites, UniteBonds<D>{g, bonds.data(), parent.data()});
-    exec.for_each(sites + 1, FlattenLabels{parent.data()});
+    exec.for_each(
+        sites, ClusterBonds<D, Model, Sites>{g, params, picks.data(),
+                                             Sites{lattice, d_spins.data()}, bonds.data(), step});
+    label_box(exec, g, bonds.data(), parent.data(), sites);  // generic on the CPU, tiled here
     bonds_on[which].resize(static_cast<size_t>(sites));
     roots_on[which].resize(static_cast<size_t>(sites + 1));
     exec.copy_to_host(bonds, bonds_on[which].data());

@@ -512,14 +512,15 @@ class ExactClusterChain {
   void label(const std::vector<uint8_t>& mask, const std::vector<char>& to_ghost, double w,
              Labelling& out) {
     ++labellings_;
-    // The code: nodes as ClusterBonds leaves them, then UniteBonds and FlattenLabels.
+    // The code: InitialParents, UniteBonds and FlattenLabels (the generic label_box).
     std::vector<uint8_t> bonds(static_cast<size_t>(volume_));
     std::vector<uint32_t> parent(static_cast<size_t>(volume_ + 1));
     parent[0] = kGhostNode;
     for (int i = 0; i < volume_; ++i) {
       bonds[i] = static_cast<uint8_t>(mask[i] | (to_ghost[i] ? kGhostBond : 0));
-      parent[i + 1] = to_ghost[i] ? kGhostNode : static_cast<uint32_t>(i + 1);
     }
+    const InitialParents initial{bonds.data(), parent.data()};
+    for (int i = 0; i < volume_; ++i) initial(i);
     const UniteBonds<D> unite{geometry_, bonds.data(), parent.data()};
     for (int i = 0; i < volume_; ++i) unite(i);
     const FlattenLabels flatten{parent.data()};

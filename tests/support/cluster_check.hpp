@@ -131,16 +131,6 @@ inline std::vector<uint32_t> expected_roots(const BondSet& b) {
   return roots;
 }
 
-/// Node 1 + index's parent before the unions, as ClusterBonds sets it; functor over sites.
-struct InitialParents {
-  const uint8_t* bonds;
-  uint32_t* parent;
-  LATTICA_HD_INLINE void operator()(int64_t index) const {
-    const uint32_t node = static_cast<uint32_t>(index + 1);
-    parent[node] = initial_parent(bonds[index], node);
-  }
-};
-
 /// Calls f on the sites in another order: launched over lanes * per_lane indices, index k
 /// takes site (k % per_lane) * lanes + k / per_lane (those below n). CpuExec gives each of
 /// `lanes` threads a run of per_lane indices, so at any moment the threads work on neighbouring
@@ -167,10 +157,10 @@ ClusterLattice<D> whole_lattice(const std::vector<int64_t>& dims) {
   return ClusterLattice<D>::make(Checkerboard<D>::make(extents), ghosts);
 }
 
-/// Every node's parent after the engine's labelling of b through exec: the initial parents,
-/// UniteBonds over the sites (in site order, or Interleaved over `lanes` lanes), FlattenLabels
-/// over the nodes. The parents start as garbage (but the ghost's, which the cluster pass zeroes
-/// once), so a node the initialisation misses shows.
+/// Every node's parent after the generic labelling of b through exec (label_box in
+/// cluster_moves.hpp): the initial parents, UniteBonds over the sites (in site order, or
+/// Interleaved over `lanes` lanes), FlattenLabels over the nodes. The parents start as garbage (but
+/// the ghost's, which the cluster pass zeroes once), so a node the initialisation misses shows.
 template <int D, class Exec>
 std::vector<uint32_t> concurrent_roots_in(const Exec& exec, const BondSet& b, int lanes) {
   const ClusterLattice<D> g = whole_lattice<D>(b.dims);

@@ -19,6 +19,9 @@
 
 #include "kernels/cluster/cluster_moves.hpp"
 #include "kernels/cluster/union_find.hpp"
+#if defined(__CUDACC__)
+#include "kernels/cluster/tile_labels.cuh"  // CudaExec's label_box
+#endif
 #include "sim/decomposition.hpp"
 #include "sim/engine/pass.hpp"
 
@@ -275,11 +278,9 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
   template <class Sites>
   void bond_and_label(const Sites& sites, uint64_t step_word) {
     const int64_t sites_count = c_.settings.replicas * g_.volume;
-    c_.exec.for_each(sites_count,
-                     ClusterBonds<D, Model, Sites>{g_, c_.params, picks_.data(), sites,
-                                                   bonds_.data(), parent_.data(), step_word});
-    c_.exec.for_each(sites_count, UniteBonds<D>{g_, bonds_.data(), parent_.data()});
-    c_.exec.for_each(sites_count + 1, FlattenLabels{parent_.data()});
+    c_.exec.for_each(sites_count, ClusterBonds<D, Model, Sites>{g_, c_.params, picks_.data(), sites,
+                                                                bonds_.data(), step_word});
+    label_box(c_.exec, g_, bonds_.data(), parent_.data(), sites_count);
     if (c_.box) merge_across_boxes();
   }
 
