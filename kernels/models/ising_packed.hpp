@@ -51,14 +51,15 @@ struct PackedLattice {
     return p;
   }
 
-  /// The 2D other-colour words aligned bit for bit with word k of `colour` (neighbour order
-  /// +axis 0, -axis 0, ..., +last, -last, as Checkerboard::visit_neighbours); returns the
+  /// Where the other-colour words aligned with word k of `colour` lie: index[2a], index[2a + 1]
+  /// those along +axis a and -axis a for a < D - 1 (the last axis: last_axis_words); returns
+  /// the parity p of k's row (its sites sit at 2h + p along the last axis). group_site: the
   /// site_index of the word's first site (its random-number group; kBoxed: k is an interior word).
+  /// Along a row the indices, p and the group's offset from 64 k stay the same.
   template <bool kBoxed = false>
-  LATTICA_HD_INLINE int64_t neighbour_words(uint32_t k, int colour, const uint32_t* other,
-                                            uint32_t (&nb)[2 * D]) const {
+  LATTICA_HD_INLINE int locate(uint32_t k, int colour, uint32_t (&index)[2 * D],
+                               int64_t& group_site) const {
     uint32_t rest = by_row_words.divide(k);
-    const uint32_t w = k - rest * row_words;
     int parity = colour;
     int64_t coordinates[D] = {};  // of axes < D - 1, for a box's global site
     LATTICA_UNROLL
@@ -70,50 +71,81 @@ struct PackedLattice {
       parity += static_cast<int>(x);
       coordinates[a] = x;
       const uint32_t wrap = (length - 1) * stride[a];
-      nb[2 * a] = other[x + 1 == length ? k - wrap : k + stride[a]];
-      nb[2 * a + 1] = other[x == 0 ? k + wrap : k - stride[a]];
+      index[2 * a] = x + 1 == length ? k - wrap : k + stride[a];
+      index[2 * a + 1] = x == 0 ? k + wrap : k - stride[a];
     }
     const int p = parity & 1;
-    // Site 32k + b sits at 2h + p along the last axis (h its position in the row); the
-    // other-colour site of its own pair is bit b of word k, the one of the neighbouring pair bit
-    // b + 1 (p = 1) or b - 1 (p = 0), which may fall in the next or previous word (wrapped).
-    const uint32_t same = other[k];
-    const uint32_t row_start = k - w;
+    group_site = kBoxed ? lattice.interior_site(coordinates, 64 * static_cast<int64_t>(k) + p)
+                        : 64 * static_cast<int64_t>(k) + p;
+    return p;
+  }
+
+  /// The other-colour words along +last and -last aligned with a word of parity p: `same` is
+  /// the other colour's word at the word's own index and `beside` the word after it in the row
+  /// (p = 1) or before it (p = 0), wrapped. Site 32k + b sits at 2h + p along the last axis; the
+  /// other-colour site of its own pair is bit b of `same`, the one of the neighbouring pair bit
+  /// b + 1 (p = 1) or b - 1 (p = 0), which may fall in `beside`.
+  template <class W>
+  static LATTICA_HD_INLINE void last_axis_words(int p, const W& same, const W& beside, W& plus,
+                                                W& minus) {
     if (p) {
-      const uint32_t next = other[row_start + (w + 1 == row_words ? 0 : w + 1)];
-      nb[2 * D - 2] = (same >> 1) | (next << 31);
-      nb[2 * D - 1] = same;
+      plus = (same >> 1) | (beside << 31);
+      minus = same;
     } else {
-      const uint32_t previous = other[row_start + (w == 0 ? row_words - 1 : w - 1)];
-      nb[2 * D - 2] = same;
-      nb[2 * D - 1] = (same << 1) | (previous >> 31);
+      plus = same;
+      minus = (same << 1) | (beside >> 31);
     }
-    return kBoxed ? lattice.interior_site(coordinates, 64 * static_cast<int64_t>(k) + p)
-                  : 64 * static_cast<int64_t>(k) + p;
+  }
+
+  /// Index of the word beside word k (of row position w) that last_axis_words reads.
+  LATTICA_HD_INLINE uint32_t beside_word(uint32_t k, uint32_t w, int p) const {
+    const uint32_t row_start = k - w;
+    return p ? row_start + (w + 1 == row_words ? 0 : w + 1)
+             : row_start + (w == 0 ? row_words - 1 : w - 1);
+  }
+
+  /// The 2D other-colour words aligned bit for bit with word k of `colour` (neighbour order
+  /// +axis 0, -axis 0, ..., +last, -last, as Checkerboard::visit_neighbours); returns the
+  /// site_index of the word's first site (its random-number group; kBoxed: k is an interior word).
+  template <bool kBoxed = false>
+  LATTICA_HD_INLINE int64_t neighbour_words(uint32_t k, int colour, const uint32_t* other,
+                                            uint32_t (&nb)[2 * D]) const {
+    uint32_t index[2 * D];
+    int64_t group_site;
+    const int p = locate<kBoxed>(k, colour, index, group_site);
+    LATTICA_UNROLL
+    for (int i = 0; i < 2 * D - 2; ++i) nb[i] = other[index[i]];
+    const uint32_t w = k - by_row_words.divide(k) * row_words;
+    last_axis_words(p, other[k], other[beside_word(k, w, p)], nb[2 * D - 2], nb[2 * D - 1]);
+    return group_site;
   }
 };
 
+// The helpers below work on one word (uint32_t, the GPU's thread) or on a host vector of words
+// (the CPU's lanes, kernels/models/ising_packed_lanes.hpp): bit operations only, vectors passed
+// by reference.
+
 /// Bit-sliced count: bits[0..3] of the number of set inputs at each bit position.
-template <int N>
-LATTICA_HD_INLINE void bitsliced_count(const uint32_t (&inputs)[N], uint32_t (&bits)[4]) {
-  bits[0] = bits[1] = bits[2] = bits[3] = 0;
+template <int N, class W>
+LATTICA_HD_INLINE void bitsliced_count(const W (&inputs)[N], W (&bits)[4]) {
+  bits[0] = bits[1] = bits[2] = bits[3] = W{};
   LATTICA_UNROLL
   for (int i = 0; i < N; ++i) {
-    uint32_t carry = inputs[i];
+    W carry = inputs[i];
     LATTICA_UNROLL
     for (int b = 0; b < 4; ++b) {  // ripple add of one bit
-      const uint32_t next = bits[b] & carry;
+      const W next = bits[b] & carry;
       bits[b] ^= carry;
       carry = next;
     }
   }
 }
 
-/// Mask of the positions whose bit-sliced count equals n.
-LATTICA_HD_INLINE uint32_t count_equals(const uint32_t (&bits)[4], int n) {
-  uint32_t m = ~0u;
+/// m = the mask of the positions whose bit-sliced count equals n.
+template <class W>
+LATTICA_HD_INLINE void count_equals(const W (&bits)[4], int n, W& m) {
+  m = ~W{};
   for (int b = 0; b < 4; ++b) m &= (n >> b) & 1 ? bits[b] : ~bits[b];
-  return m;
 }
 
 /// The flip table of one pass arranged for the packed kernel: the classes of sites (anti-aligned
@@ -146,7 +178,105 @@ struct PackedFlipClasses {
     for (int i = used; i < kSlots; ++i) c.anti[i] = 15;
     return true;
   }
+
+  /// Sorts the sites of a word s by `anti` (its neighbour words xor s: 1 where anti-aligned):
+  /// flip = those whose move is certain, mask[i] = those of uncertain class i, undecided = all
+  /// of these (they need random bits). kSkip: skip the counts a of no certain class, by a branch
+  /// the same for every word of a pass (the CPU's choice; the GPU computes all).
+  template <bool kSkip = false, class W>
+  LATTICA_HD_INLINE void classify(const W (&anti_aligned)[2 * D], const W& s, W& flip,
+                                  W (&mask)[kSlots], W& undecided) const {
+    W count[4];
+    bitsliced_count(anti_aligned, count);
+    flip = W{};
+    LATTICA_UNROLL
+    for (int a = 0; a <= 2 * D; ++a) {
+      if (kSkip && !(((certain_up | certain_down) >> a) & 1)) continue;
+      const W up = (certain_up >> a) & 1 ? s : W{};
+      const W down = (certain_down >> a) & 1 ? ~s : W{};
+      W equal;
+      count_equals(count, a, equal);
+      flip |= equal & (up | down);
+    }
+    undecided = W{};
+    LATTICA_UNROLL
+    for (int i = 0; i < kSlots; ++i) {
+      const W of_spin = spin[i] == 2 ? ~W{} : spin[i] == 1 ? s : ~s;
+      count_equals(count, static_cast<int>(anti[i]), mask[i]);
+      mask[i] &= of_spin;
+      undecided |= mask[i];
+    }
+  }
+
+  /// Bit i set where the threshold of uncertain class i has bit 31 - level set.
+  LATTICA_HD_INLINE uint32_t threshold_classes(int level) const {
+    uint32_t classes = 0;
+    for (int i = 0; i < kSlots; ++i) classes |= ((threshold[i] >> (31 - level)) & 1u) << i;
+    return classes;
+  }
+
+  /// One step of the bit-sliced comparison u < t, most significant bit first: r holds bit
+  /// 31 - level of every site's u (word `level` of its group's stream), t the threshold bits of
+  /// that level of every site's class. A site is decided at the first bit where u and t differ
+  /// (u's 0 under t's 1: u < t, it flips, into flip) and leaves `undecided`.
+  template <class W>
+  static LATTICA_HD_INLINE void decide(const W& r, const W& t, W& undecided, W& flip) {
+    const W decided = undecided & (r ^ t);
+    flip |= decided & t;
+    undecided ^= decided;
+  }
+
+  /// decide() for one word at `level`, t from the class masks.
+  LATTICA_HD_INLINE void compare_level(int level, uint32_t r, const uint32_t (&mask)[kSlots],
+                                       uint32_t& undecided, uint32_t& flip) const {
+    uint32_t t = 0;
+    LATTICA_UNROLL
+    for (int i = 0; i < kSlots; ++i) t |= mask[i] & (0u - ((threshold[i] >> (31 - level)) & 1u));
+    decide(r, t, undecided, flip);
+  }
+
+  /// Adds to flip the flips among the undecided sites of one word, by the group's stream
+  /// (counter: its block at update_step(sweep, pass, 0)). Sites still undecided after 32 bits
+  /// have u == t: no flip.
+  LATTICA_HD_INLINE void draw(const uint32_t (&mask)[kSlots], uint32_t undecided, PhiloxKey key,
+                              uint32_t replica, uint64_t group_site, uint64_t step,
+                              uint32_t& flip) const {
+    PhiloxBlock block{};
+    for (int level = 0; undecided != 0 && level < 32; ++level) {
+      if ((level & 3) == 0) {
+        block = philox4x32_10(philox_counter(RngStream::site_update, replica, group_site,
+                                             step + static_cast<uint64_t>(level >> 2)),
+                              key);
+      }
+      const uint32_t r = (level & 3) == 0   ? block.x
+                         : (level & 3) == 1 ? block.y
+                         : (level & 3) == 2 ? block.z
+                                            : block.w;
+      compare_level(level, r, mask, undecided, flip);
+    }
+  }
 };
+
+/// The exact sums of `words` words of 32 sites each, from the counts of their anti-aligned
+/// bonds (to the other colour) and of the up spins of them and of the other colour's words at
+/// the same indices.
+template <int D>
+LATTICA_HD_INLINE IsingSums packed_sums_of_counts(long long words, long long anti_aligned,
+                                                  long long up) {
+  return {32LL * 2 * D * words - 2 * anti_aligned, 2 * up - 64 * words};
+}
+
+/// The exact sums of the 32 sites of a word after its move (flip applied to the old word s):
+/// their bonds, from anti_aligned (the neighbour words xor s), and the magnetization of them and
+/// of the other colour's word at the same index.
+template <int D>
+LATTICA_HD_INLINE IsingSums packed_word_sums(const uint32_t (&anti_aligned)[2 * D], uint32_t s,
+                                             uint32_t flip, uint32_t other_word) {
+  long long anti = 0;
+  LATTICA_UNROLL
+  for (int i = 0; i < 2 * D; ++i) anti += popcount32(anti_aligned[i] ^ flip);
+  return packed_sums_of_counts<D>(1, anti, popcount32(s ^ flip) + popcount32(other_word));
+}
 
 /// One pass of Metropolis or heat bath over word k of one colour of one replica.
 template <int D, int kSlots, bool kBoxed = false>
@@ -178,55 +308,13 @@ struct PackedIsingUpdate {
     const uint32_t s = own[k];
     LATTICA_UNROLL
     for (int i = 0; i < 2 * D; ++i) nb[i] ^= s;  // 1 where anti-aligned
-    uint32_t count[4];
-    bitsliced_count(nb, count);
-
-    uint32_t flip = 0;
-    LATTICA_UNROLL
-    for (int a = 0; a <= 2 * D; ++a) {
-      const uint32_t up = (classes.certain_up >> a) & 1 ? s : 0u;
-      const uint32_t down = (classes.certain_down >> a) & 1 ? ~s : 0u;
-      flip |= count_equals(count, a) & (up | down);
-    }
-    uint32_t mask[kSlots];
-    uint32_t undecided = 0;
-    LATTICA_UNROLL
-    for (int i = 0; i < kSlots; ++i) {
-      const uint32_t spin = classes.spin[i] == 2 ? ~0u : classes.spin[i] == 1 ? s : ~s;
-      mask[i] = count_equals(count, static_cast<int>(classes.anti[i])) & spin;
-      undecided |= mask[i];
-    }
-    // Bit-sliced u < t, most significant bit first: word `level` of the group's stream holds
-    // every site's bit 31 - level, t the thresholds' bits of each site's class; a site is decided
-    // at the first bit where u and t differ (u's 0 under t's 1: u < t, it flips).
-    const PhiloxKey key = philox_key(seed);
-    PhiloxBlock block{};
-    for (int level = 0; undecided != 0 && level < 32; ++level) {
-      if ((level & 3) == 0) {
-        block = philox4x32_10(
-            philox_counter(RngStream::site_update, replica, static_cast<uint64_t>(group_site),
-                           step + static_cast<uint64_t>(level >> 2)),
-            key);
-      }
-      const uint32_t r = (level & 3) == 0   ? block.x
-                         : (level & 3) == 1 ? block.y
-                         : (level & 3) == 2 ? block.z
-                                            : block.w;
-      uint32_t t = 0;
-      LATTICA_UNROLL
-      for (int i = 0; i < kSlots; ++i)
-        t |= mask[i] & (0u - ((classes.threshold[i] >> (31 - level)) & 1u));
-      const uint32_t decided = undecided & (r ^ t);
-      flip |= decided & t;
-      undecided ^= decided;
-    }
-    own[k] = s ^ flip;  // sites still undecided after 32 bits have u == t: no flip
+    uint32_t flip, mask[kSlots], undecided;
+    classes.classify(nb, s, flip, mask, undecided);
+    classes.draw(mask, undecided, philox_key(seed), replica, static_cast<uint64_t>(group_site),
+                 step, flip);
+    own[k] = s ^ flip;
     if constexpr (!kSum) return {};
-    long long anti_aligned = 0;  // nb holds the neighbours xor the old word
-    LATTICA_UNROLL
-    for (int i = 0; i < 2 * D; ++i) anti_aligned += popcount32(nb[i] ^ flip);
-    const long long up = popcount32(s ^ flip) + popcount32(other[k]);
-    return {32LL * 2 * D - 2 * anti_aligned, 2 * up - 64};
+    return packed_word_sums<D>(nb, s, flip, other[k]);
   }
 };
 
@@ -253,10 +341,8 @@ struct PackedIsingSums {
     uint32_t nb[2 * D];
     geometry.neighbour_words(k, 0, colour1, nb);
     const uint32_t s = spins[k];
-    long long anti_aligned = 0;
-    for (int i = 0; i < 2 * D; ++i) anti_aligned += popcount32(s ^ nb[i]);
-    const long long up = popcount32(s) + popcount32(colour1[k]);
-    return {32LL * 2 * D - 2 * anti_aligned, 2 * up - 64};
+    for (int i = 0; i < 2 * D; ++i) nb[i] ^= s;
+    return packed_word_sums<D>(nb, s, 0, colour1[k]);
   }
 };
 

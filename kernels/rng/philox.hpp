@@ -80,18 +80,43 @@ LATTICA_HD_INLINE PhiloxCounter philox_counter(RngStream stream, uint32_t replic
       static_cast<uint32_t>(site >> 32) | (static_cast<uint32_t>(stream) << 8) | (replica << 16)};
 }
 
-/// Philox4x32-10 on the host (Salmon et al., SC'11). Tests check it against Random123 and,
-/// on a GPU, against cuRAND.
+/// 32 x 32 -> 64-bit products as their high and low words, for philox4x32_round on uint32_t.
+struct ScalarMulHiLo {
+  LATTICA_HD_INLINE void operator()(uint32_t m, const uint32_t& a, uint32_t& hi,
+                                    uint32_t& lo) const {
+    const uint64_t p = uint64_t(m) * a;
+    hi = static_cast<uint32_t>(p >> 32);
+    lo = static_cast<uint32_t>(p);
+  }
+};
+
+/// The key of Philox round `round` (0-9): the Weyl key schedule.
+LATTICA_HD_INLINE PhiloxKey philox_round_key(PhiloxKey k, int round) {
+  const auto r = static_cast<uint32_t>(round);
+  return {k.x + 0x9E3779B9u * r, k.y + 0xBB67AE85u * r};
+}
+
+/// One round of Philox4x32 (Salmon et al., SC'11) on the counter words (x, y, z, w), in place,
+/// with the round's key (kx, ky). W is uint32_t, or a host vector of lanes holding several
+/// counters (kernels/backend/cpu_lanes.hpp), with K likewise; mul(m, a, hi, lo) sets the high
+/// and low words of m * a.
+template <class W, class K, class MulHiLo>
+LATTICA_HD_INLINE void philox4x32_round(W& x, W& y, W& z, W& w, const K& kx, const K& ky,
+                                        const MulHiLo& mul) {
+  W hi0, lo0, hi1, lo1;
+  mul(0xD2511F53u, x, hi0, lo0);
+  mul(0xCD9E8D57u, z, hi1, lo1);
+  x = hi1 ^ y ^ kx;
+  y = lo1;
+  z = hi0 ^ w ^ ky;
+  w = lo0;
+}
+
+/// Philox4x32-10 on the host. Tests check it against Random123 and, on a GPU, against cuRAND.
 inline PhiloxBlock philox4x32_10_host(PhiloxCounter c, PhiloxKey k) {
   for (int round = 0; round < 10; ++round) {
-    if (round > 0) {
-      k.x += 0x9E3779B9u;  // Weyl key schedule
-      k.y += 0xBB67AE85u;
-    }
-    const uint64_t p0 = uint64_t(0xD2511F53u) * c.x;
-    const uint64_t p1 = uint64_t(0xCD9E8D57u) * c.z;
-    c = {static_cast<uint32_t>(p1 >> 32) ^ c.y ^ k.x, static_cast<uint32_t>(p1),
-         static_cast<uint32_t>(p0 >> 32) ^ c.w ^ k.y, static_cast<uint32_t>(p0)};
+    const PhiloxKey key = philox_round_key(k, round);
+    philox4x32_round(c.x, c.y, c.z, c.w, key.x, key.y, ScalarMulHiLo{});
   }
   return {c.x, c.y, c.z, c.w};
 }

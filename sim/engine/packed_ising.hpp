@@ -11,6 +11,7 @@
 #include "kernels/models/lattice_model.hpp"
 #include "sim/engine/decomposed_box.hpp"
 #include "sim/engine/memory.hpp"
+#include "sim/engine/packed_words.hpp"
 #include "sim/engine/settings.hpp"
 
 namespace lattica {
@@ -163,16 +164,8 @@ class PackedIsing {
                                                             static_cast<uint32_t>(r),
                                                             colour,
                                                             step};
-            if (sums && second == 1) {
-              over_row_block(block, geometry_.row_words, 0,
-                             PackedIsingUpdateSums<D, kSlots, true>{update},
-                             [&](int64_t n, const auto& g) {
-                               exec_.template accumulate_exact_into<IsingSums>(n, g, sums + r);
-                             });
-            } else {
-              over_row_block(block, geometry_.row_words, 0, update,
-                             [&](int64_t n, const auto& g) { exec_.for_each(n, g); });
-            }
+            PackedWordRunner<Exec>::run(exec_, update, block,
+                                        sums && second == 1 ? sums + r : nullptr);
           }
         });
       }
@@ -183,12 +176,7 @@ class PackedIsing {
         const PackedIsingUpdate<D, kSlots> update{
             geometry_, classes, seed, spins_.data() + r * replica_words(), static_cast<uint32_t>(r),
             colour,    step};
-        if (sums && colour == 1) {
-          exec_.template accumulate_exact_into<IsingSums>(
-              geometry_.words, PackedIsingUpdateSums<D, kSlots>{update}, sums + r);
-        } else {
-          exec_.for_each(geometry_.words, update);
-        }
+        PackedWordRunner<Exec>::run(exec_, update, sums && colour == 1 ? sums + r : nullptr);
       }
     }
     return true;

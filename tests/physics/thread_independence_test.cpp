@@ -62,6 +62,23 @@ TEST(ThreadIndependence, Ising4d) {
       settings({6, 4, 4, 8}, 0.1497, 0.0, UpdateAlgorithm::heatbath, InitialState::hot));
 }
 
+// The multi-spin-coded storage (last extent a multiple of 64): the CPU updates words in vectors,
+// a chunk of words per index; rows of 10 words (batches straddle rows), replicas, and whole
+// rows shorter than a batch in 3D.
+TEST(ThreadIndependence, Ising2dMultispin) {
+  EngineSettings s =
+      settings({96, 640}, 0.44068679350977151, 0.0, UpdateAlgorithm::metropolis, InitialState::hot);
+  s.replicas = 2;
+  ASSERT_TRUE(uses_packed_ising(s));
+  expect_thread_independent(s);
+}
+TEST(ThreadIndependence, Ising3dMultispinHeatBathInField) {
+  EngineSettings s =
+      settings({12, 20, 128}, 0.2216544, 0.05, UpdateAlgorithm::heatbath, InitialState::hot);
+  ASSERT_TRUE(uses_packed_ising(s));
+  expect_thread_independent(s);
+}
+
 // Continuous models too: the CPU reductions sum in a fixed order, so even the doubles agree.
 TEST(ThreadIndependence, HeisenbergFloatMetropolisOverrelaxation) {
   EngineSettings s =
