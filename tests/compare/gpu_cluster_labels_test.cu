@@ -47,35 +47,19 @@ TileShape<D> tile_shape(const std::vector<int>& log2) {
   return shape;
 }
 
-/// Every node's parent after label_box_tiled of b with tiles of 2^log2 sites along the axes.
+/// The same for g's dimension.
 template <int D>
-std::vector<uint32_t> tiled_roots_in(const CudaExec& exec, const BondSet& b,
-                                     const std::vector<int>& log2) {
-  const ClusterLattice<D> g = whole_lattice<D>(b.dims);
-  const int64_t sites = b.sites();
-  auto bonds = exec.allocate<uint8_t>(sites);
-  auto parent = exec.allocate<uint32_t>(sites + 1);
-  exec.copy_to_device(b.bonds.data(), bonds);
-  std::vector<uint32_t> roots(static_cast<size_t>(sites + 1), 0xDEADBEEFu);
-  roots[0] = kGhostNode;
-  exec.copy_to_device(roots.data(), parent);
-  label_box_tiled(exec, g, bonds.data(), parent.data(), sites, tile_shape<D>(log2));
-  exec.copy_to_host(parent, roots.data());
-  return roots;
+TileShape<D> tile_shape_of(const ClusterLattice<D>&, const std::vector<int>& log2) {
+  return tile_shape<D>(log2);
 }
 
+/// Every node's parent after label_box_tiled of b with tiles of 2^log2 sites along the axes.
 std::vector<uint32_t> tiled_roots(const CudaExec& exec, const BondSet& b,
                                   const std::vector<int>& log2) {
-  switch (b.dims.size()) {
-    case 1:
-      return tiled_roots_in<1>(exec, b, log2);
-    case 2:
-      return tiled_roots_in<2>(exec, b, log2);
-    case 3:
-      return tiled_roots_in<3>(exec, b, log2);
-    default:
-      return tiled_roots_in<4>(exec, b, log2);
-  }
+  return roots_after(exec, b,
+                     [&](const auto& g, const uint8_t* bonds, uint32_t* parent, int64_t sites) {
+                       label_box_tiled(exec, g, bonds, parent, sites, tile_shape_of(g, log2));
+                     });
 }
 
 // The tiles' labelling, whatever their shape: tiles of one site (every bond between tiles),

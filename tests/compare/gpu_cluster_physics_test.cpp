@@ -25,6 +25,7 @@
 
 #include "tests/support/gpu.hpp"
 #include "tests/support/kaufman.hpp"
+#include "tests/support/settings.hpp"
 #include "tests/support/statistics.hpp"
 
 namespace lattica::test {
@@ -68,11 +69,7 @@ TEST_P(GpuClusterPhysics, EnergyAndSpecificHeatMatchKaufman) {
   LATTICA_REQUIRE_GPU_OR_SKIP();
   const GpuClusterCase& c = GetParam();
   const double beta = ising_critical_beta();
-  EngineSettings s;
-  s.dims = {c.length, c.length};
-  s.beta = beta;
-  s.sequence = {c.algorithm};
-  s.wolff_clusters = c.wolff_clusters;
+  EngineSettings s = ising2d_cluster_settings(c.length, beta, c.algorithm, c.wolff_clusters);
   s.multispin = c.multispin;
   s.replicas = c.replicas;
   // Wolff from a hot start equilibrates slowly: the clusters of a random configuration hold a

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "tests/support/kaufman.hpp"
+#include "tests/support/settings.hpp"
 #include "tests/support/statistics.hpp"
 
 namespace lattica::test {
@@ -32,11 +33,7 @@ struct ClusterCase {
 void check_against_kaufman(const ClusterCase& c) {
   SCOPED_TRACE(c.name);
   const double beta = ising_critical_beta();
-  EngineSettings s;
-  s.dims = {c.length, c.length};
-  s.beta = beta;
-  s.sequence = {c.algorithm};
-  s.wolff_clusters = c.wolff_clusters;
+  EngineSettings s = ising2d_cluster_settings(c.length, beta, c.algorithm, c.wolff_clusters);
   s.seed = 0x5a17 + static_cast<uint64_t>(c.length);
   s.cpu_threads = 1;
   auto engine = make_cpu_engine(s);

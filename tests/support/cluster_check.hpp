@@ -157,12 +157,12 @@ ClusterLattice<D> whole_lattice(const std::vector<int64_t>& dims) {
   return ClusterLattice<D>::make(Checkerboard<D>::make(extents), ghosts);
 }
 
-/// Every node's parent after the generic labelling of b through exec (label_box in
-/// cluster_moves.hpp): the initial parents, UniteBonds over the sites (in site order, or
-/// Interleaved over `lanes` lanes), FlattenLabels over the nodes. The parents start as garbage (but
-/// the ghost's, which the cluster pass zeroes once), so a node the initialisation misses shows.
-template <int D, class Exec>
-std::vector<uint32_t> concurrent_roots_in(const Exec& exec, const BondSet& b, int lanes) {
+/// Every node's parent after `label`, called as label(g, bonds, parent, sites) with g the whole
+/// lattice of b's extents (a ClusterLattice<D>) and b's bonds on exec's memory. The parents
+/// start as garbage (but the ghost's, which the cluster pass zeroes once), so a node the
+/// labelling misses shows.
+template <int D, class Exec, class Label>
+std::vector<uint32_t> roots_after_in(const Exec& exec, const BondSet& b, const Label& label) {
   const ClusterLattice<D> g = whole_lattice<D>(b.dims);
   const int64_t sites = b.sites();
   auto bonds = exec.template allocate<uint8_t>(sites);
@@ -171,33 +171,51 @@ std::vector<uint32_t> concurrent_roots_in(const Exec& exec, const BondSet& b, in
   std::vector<uint32_t> roots(static_cast<size_t>(sites + 1), 0xDEADBEEFu);
   roots[0] = kGhostNode;
   exec.copy_to_device(roots.data(), parent);
-  exec.for_each(sites, InitialParents{bonds.data(), parent.data()});
-  const UniteBonds<D> unite{g, bonds.data(), parent.data()};
+  label(g, bonds.data(), parent.data(), sites);
+  exec.copy_to_host(parent, roots.data());
+  return roots;
+}
+
+template <class Exec, class Label>
+std::vector<uint32_t> roots_after(const Exec& exec, const BondSet& b, const Label& label) {
+  switch (b.dims.size()) {
+    case 1:
+      return roots_after_in<1>(exec, b, label);
+    case 2:
+      return roots_after_in<2>(exec, b, label);
+    case 3:
+      return roots_after_in<3>(exec, b, label);
+    case 4:
+      return roots_after_in<4>(exec, b, label);
+    default:
+      throw std::invalid_argument("1 to 4 dimensions");
+  }
+}
+
+/// The generic labelling of g's sites (label_box in cluster_moves.hpp): the initial parents,
+/// UniteBonds over the sites (in site order, or Interleaved over `lanes` lanes), FlattenLabels
+/// over the nodes.
+template <int D, class Exec>
+void label_generically(const Exec& exec, const ClusterLattice<D>& g, const uint8_t* bonds,
+                       uint32_t* parent, int64_t sites, int lanes) {
+  exec.for_each(sites, InitialParents{bonds, parent});
+  const UniteBonds<D> unite{g, bonds, parent};
   if (lanes > 0) {
     const int64_t per_lane = (sites + lanes - 1) / lanes;
     exec.for_each(lanes * per_lane, Interleaved<UniteBonds<D>>{unite, sites, lanes, per_lane});
   } else {
     exec.for_each(sites, unite);
   }
-  exec.for_each(sites + 1, FlattenLabels{parent.data()});
-  exec.copy_to_host(parent, roots.data());
-  return roots;
+  exec.for_each(sites + 1, FlattenLabels{parent});
 }
 
+/// Every node's parent after the generic labelling of b through exec.
 template <class Exec>
 std::vector<uint32_t> concurrent_roots(const Exec& exec, const BondSet& b, int lanes = 0) {
-  switch (b.dims.size()) {
-    case 1:
-      return concurrent_roots_in<1>(exec, b, lanes);
-    case 2:
-      return concurrent_roots_in<2>(exec, b, lanes);
-    case 3:
-      return concurrent_roots_in<3>(exec, b, lanes);
-    case 4:
-      return concurrent_roots_in<4>(exec, b, lanes);
-    default:
-      throw std::invalid_argument("1 to 4 dimensions");
-  }
+  return roots_after(exec, b,
+                     [&](const auto& g, const uint8_t* bonds, uint32_t* parent, int64_t sites) {
+                       label_generically(exec, g, bonds, parent, sites, lanes);
+                     });
 }
 
 /// Whether two root arrays agree; else how many nodes differ, and the first few.

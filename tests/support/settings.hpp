@@ -27,4 +27,16 @@ inline EngineSettings phi4_settings(std::vector<int64_t> dims, double kappa, dou
   return s;
 }
 
+/// 2D Ising on an L x L lattice at inverse temperature beta, updated by one cluster move
+/// (wolff_clusters per "wolff" pass).
+inline EngineSettings ising2d_cluster_settings(int64_t length, double beta,
+                                               UpdateAlgorithm algorithm, int wolff_clusters) {
+  EngineSettings s;
+  s.dims = {length, length};
+  s.beta = beta;
+  s.sequence = {algorithm};
+  s.wolff_clusters = wolff_clusters;
+  return s;
+}
+
 }  // namespace lattica::test
