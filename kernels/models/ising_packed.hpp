@@ -149,19 +149,24 @@ LATTICA_HD_INLINE void count_equals(const W (&bits)[4], int n, W& m) {
 }
 
 /// The flip table of one pass arranged for the packed kernel: the classes of sites (anti-aligned
-/// neighbours a, old spin) whose flip is certain, as bit masks over a, and those whose flip
-/// needs random bits, as kSlots slots (unused slots match no site).
+/// neighbours a, old spin) whose flip is certain, and those whose flip needs random bits, as
+/// kSlots slots (unused slots match no site). The per-pass choices are stored as words of all
+/// ones or zeros, so a thread selects with bit operations and never decodes the table.
 template <int D, int kSlots>
 struct PackedFlipClasses {
-  uint32_t certain_up;    ///< bit a: an up spin with a anti-aligned neighbours flips surely
-  uint32_t certain_down;  ///< the same for a down spin
-  uint32_t anti[kSlots];  ///< a of each uncertain class; 15 (never a count) when unused
-  uint32_t spin[kSlots];  ///< 0: down spins, 1: up spins, 2: both (the table ignores the spin)
+  uint32_t certain_up;                ///< bit a: an up spin with a anti-aligned neighbours flips
+  uint32_t certain_down;              ///< the same for a down spin
+  uint32_t flips_up[2 * D + 1];       ///< ~0 where bit a of certain_up is set, else 0
+  uint32_t flips_down[2 * D + 1];     ///< the same for certain_down
+  uint32_t count_differs[kSlots][4];  ///< ~0 where bit b of the slot's a is 0 (15: unused slot)
+  uint32_t of_up[kSlots];             ///< ~0 where the slot's class holds up spins
+  uint32_t of_down[kSlots];           ///< ~0 where it holds down spins
   uint32_t threshold[kSlots];
 
   /// Classes of table[s == +1][a]; false when more than kSlots classes are uncertain.
   static bool make(const uint64_t (&table)[2][9], PackedFlipClasses& c) {
     c = PackedFlipClasses{};
+    uint32_t anti[kSlots];
     int used = 0;
     for (int a = 0; a <= 2 * D; ++a) {
       const bool symmetric = table[0][a] == table[1][a];
@@ -170,12 +175,20 @@ struct PackedFlipClasses {
         if (t >= kThresholdOne) (up ? c.certain_up : c.certain_down) |= 1u << a;
         if (t == 0 || t >= kThresholdOne || (symmetric && up == 1)) continue;
         if (used == kSlots) return false;
-        c.anti[used] = static_cast<uint32_t>(a);
-        c.spin[used] = symmetric ? 2u : static_cast<uint32_t>(up);
+        anti[used] = static_cast<uint32_t>(a);
+        c.of_up[used] = symmetric || up ? ~0u : 0u;
+        c.of_down[used] = symmetric || !up ? ~0u : 0u;
         c.threshold[used++] = static_cast<uint32_t>(t);
       }
     }
-    for (int i = used; i < kSlots; ++i) c.anti[i] = 15;
+    for (int i = used; i < kSlots; ++i) anti[i] = 15;  // never a count
+    for (int a = 0; a <= 2 * D; ++a) {
+      c.flips_up[a] = (c.certain_up >> a) & 1 ? ~0u : 0u;
+      c.flips_down[a] = (c.certain_down >> a) & 1 ? ~0u : 0u;
+    }
+    for (int i = 0; i < kSlots; ++i) {
+      for (int b = 0; b < 4; ++b) c.count_differs[i][b] = (anti[i] >> b) & 1 ? 0u : ~0u;
+    }
     return true;
   }
 
@@ -192,18 +205,17 @@ struct PackedFlipClasses {
     LATTICA_UNROLL
     for (int a = 0; a <= 2 * D; ++a) {
       if (kSkip && !(((certain_up | certain_down) >> a) & 1)) continue;
-      const W up = (certain_up >> a) & 1 ? s : W{};
-      const W down = (certain_down >> a) & 1 ? ~s : W{};
       W equal;
       count_equals(count, a, equal);
-      flip |= equal & (up | down);
+      flip |= equal & ((s & flips_up[a]) | (~s & flips_down[a]));
     }
     undecided = W{};
     LATTICA_UNROLL
     for (int i = 0; i < kSlots; ++i) {
-      const W of_spin = spin[i] == 2 ? ~W{} : spin[i] == 1 ? s : ~s;
-      count_equals(count, static_cast<int>(anti[i]), mask[i]);
-      mask[i] &= of_spin;
+      W m = (s & of_up[i]) | (~s & of_down[i]);
+      LATTICA_UNROLL
+      for (int b = 0; b < 4; ++b) m &= count[b] ^ count_differs[i][b];
+      mask[i] = m;
       undecided |= mask[i];
     }
   }
@@ -226,33 +238,31 @@ struct PackedFlipClasses {
     undecided ^= decided;
   }
 
-  /// decide() for one word at `level`, t from the class masks.
-  LATTICA_HD_INLINE void compare_level(int level, uint32_t r, const uint32_t (&mask)[kSlots],
-                                       uint32_t& undecided, uint32_t& flip) const {
-    uint32_t t = 0;
-    LATTICA_UNROLL
-    for (int i = 0; i < kSlots; ++i) t |= mask[i] & (0u - ((threshold[i] >> (31 - level)) & 1u));
-    decide(r, t, undecided, flip);
-  }
-
   /// Adds to flip the flips among the undecided sites of one word, by the group's stream
-  /// (counter: its block at update_step(sweep, pass, 0)). Sites still undecided after 32 bits
-  /// have u == t: no flip.
+  /// (counter: its block at update_step(sweep, pass, 0)), four levels per Philox block. Sites
+  /// still undecided after 32 bits have u == t: no flip.
   LATTICA_HD_INLINE void draw(const uint32_t (&mask)[kSlots], uint32_t undecided, PhiloxKey key,
                               uint32_t replica, uint64_t group_site, uint64_t step,
                               uint32_t& flip) const {
-    PhiloxBlock block{};
-    for (int level = 0; undecided != 0 && level < 32; ++level) {
-      if ((level & 3) == 0) {
-        block = philox4x32_10(philox_counter(RngStream::site_update, replica, group_site,
-                                             step + static_cast<uint64_t>(level >> 2)),
-                              key);
+    // The thresholds' bits of the coming level in their sign bits: an arithmetic shift makes
+    // each a word of all ones or zeros, cheaper than extracting bit 31 - level.
+    uint32_t coming[kSlots];
+    LATTICA_UNROLL
+    for (int i = 0; i < kSlots; ++i) coming[i] = threshold[i];
+    for (uint64_t block = 0; undecided != 0 && block < 8; ++block) {
+      const PhiloxBlock b = philox4x32_10(
+          philox_counter(RngStream::site_update, replica, group_site, step + block), key);
+      const uint32_t words[4] = {b.x, b.y, b.z, b.w};
+      LATTICA_UNROLL
+      for (int j = 0; j < 4; ++j) {
+        uint32_t t = 0;
+        LATTICA_UNROLL
+        for (int i = 0; i < kSlots; ++i) {
+          t |= mask[i] & static_cast<uint32_t>(static_cast<int32_t>(coming[i]) >> 31);
+          coming[i] <<= 1;
+        }
+        decide(words[j], t, undecided, flip);
       }
-      const uint32_t r = (level & 3) == 0   ? block.x
-                         : (level & 3) == 1 ? block.y
-                         : (level & 3) == 2 ? block.z
-                                            : block.w;
-      compare_level(level, r, mask, undecided, flip);
     }
   }
 };
@@ -315,6 +325,23 @@ struct PackedIsingUpdate {
     own[k] = s ^ flip;
     if constexpr (!kSum) return {};
     return packed_word_sums<D>(nb, s, flip, other[k]);
+  }
+};
+
+/// PackedIsingUpdate over one colour of every replica in one launch (many small replicas keep
+/// the GPU busy where a launch per replica would not); functor over replica * words + word,
+/// which must stay below 2^32. `update` is replica 0's.
+template <int D, int kSlots>
+struct PackedIsingUpdateReplicas {
+  PackedIsingUpdate<D, kSlots> update;
+  FastDivisor by_words;  ///< words per colour
+
+  LATTICA_HD_INLINE void operator()(int64_t index) const {
+    const uint32_t replica = by_words.divide(static_cast<uint32_t>(index));
+    PackedIsingUpdate<D, kSlots> own = update;
+    own.spins += 2 * static_cast<int64_t>(update.geometry.words) * replica;
+    own.replica = replica;
+    own(index - static_cast<int64_t>(replica) * update.geometry.words);
   }
 };
 

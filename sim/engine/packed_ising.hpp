@@ -172,12 +172,15 @@ class PackedIsing {
       return true;
     }
     for (int colour = 0; colour < 2; ++colour) {
-      for (int r = 0; r < replicas_; ++r) {
-        const PackedIsingUpdate<D, kSlots> update{
-            geometry_, classes, seed, spins_.data() + r * replica_words(), static_cast<uint32_t>(r),
-            colour,    step};
-        PackedWordRunner<Exec>::run(exec_, update, sums && colour == 1 ? sums + r : nullptr);
+      const PackedIsingUpdate<D, kSlots> first{geometry_, classes, seed, spins_.data(),
+                                               0,         colour,  step};
+      if (!sums || colour == 0) {
+        PackedWordRunner<Exec>::run_replicas(exec_, first, replicas_);
+        continue;
       }
+      for_each_replica(first, replicas_, [&](const PackedIsingUpdate<D, kSlots>& update) {
+        PackedWordRunner<Exec>::run(exec_, update, sums + update.replica);
+      });
     }
     return true;
   }

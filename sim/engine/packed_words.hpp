@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "kernels/common/fast_divisor.hpp"
+
 #include "kernels/lattice/row_block.hpp"
 #include "kernels/models/ising_packed.hpp"
 
@@ -14,6 +16,18 @@
 #endif
 
 namespace lattica {
+
+/// Calls f(update of replica r) for r = 0 .. replicas - 1 (update: replica 0's; replicas stored
+/// one after another).
+template <int D, int kSlots, class F>
+void for_each_replica(const PackedIsingUpdate<D, kSlots>& update, int replicas, const F& f) {
+  for (int r = 0; r < replicas; ++r) {
+    PackedIsingUpdate<D, kSlots> own = update;
+    own.spins += 2 * static_cast<int64_t>(update.geometry.words) * r;
+    own.replica = static_cast<uint32_t>(r);
+    f(own);
+  }
+}
 
 /// Runs a pass over one colour's words.
 template <class Exec>
@@ -28,6 +42,19 @@ struct PackedWordRunner {
           update.geometry.words, PackedIsingUpdateSums<D, kSlots, kBoxed>{update}, sums);
     }
     exec.for_each(update.geometry.words, update);
+  }
+
+  /// Updates every word of update's colour in each of `replicas` replicas stored one after
+  /// another (update: replica 0's), in one launch while the words number below 2^32.
+  template <int D, int kSlots>
+  static void run_replicas(const Exec& exec, const PackedIsingUpdate<D, kSlots>& update,
+                           int replicas) {
+    const int64_t words = update.geometry.words;
+    if (replicas == 1 || replicas * words > int64_t(UINT32_MAX)) {
+      return for_each_replica(update, replicas, [&](const auto& u) { run(exec, u, nullptr); });
+    }
+    exec.for_each(replicas * words, PackedIsingUpdateReplicas<D, kSlots>{
+                                        update, FastDivisor::make(static_cast<uint32_t>(words))});
   }
 
   /// The same over the words of a block of rows.
@@ -56,6 +83,13 @@ struct PackedWordRunner<CpuExec> {
     const int64_t first[D] = {};
     run(exec, update,
         RowBlock<D>::make(update.geometry.lattice, first, update.geometry.lattice.extent), sums);
+  }
+
+  /// Replica by replica: the CPU's threads share the rows of one.
+  template <int D, int kSlots>
+  static void run_replicas(const CpuExec& exec, const PackedIsingUpdate<D, kSlots>& update,
+                           int replicas) {
+    for_each_replica(update, replicas, [&](const auto& u) { run(exec, u, nullptr); });
   }
 
   template <int D, int kSlots, bool kBoxed>

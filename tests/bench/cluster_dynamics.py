@@ -19,7 +19,9 @@ of the update sequence): thermalization --thermalization-taus (20) guesses, then
 sweeps), or --sweeps N measured sweeps. Measurements every sweep, except for Metropolis
 (--measure-every auto): every max(1, guess(tau_int(e)) / 10) sweeps, which still resolves the
 energy's tau_int and keeps the files small. Replicas (--replicas): at most 16 for cluster moves
-and 64 for Metropolis, fewer (down to 4) when R V would pass 2^22 sites.
+and 64 for Metropolis, fewer (down to 4) when R V would pass 2^22 sites. Local moves run the
+multi-spin-coded kernel where the lattice allows it (last extent a multiple of 64; every replica
+in one launch), the byte kernel's chain bit for bit.
 
 Default sizes: 2D swendsen_wang and wolff 16 .. 1024, metropolis 16, 32, 64, 128; 3D
 swendsen_wang and wolff 8 .. 128, metropolis 8 .. 64. Metropolis stops at L = 128 in 2D because
@@ -153,10 +155,6 @@ def input_text(args, plan, seed):
     update = f'sequence = ["{plan["algorithm"]}"]\n'
     if plan["algorithm"] == "wolff":
         update += f"wolff_clusters = {plan['wolff_clusters']}\n"
-    if plan["algorithm"] in LOCAL:
-        # The same chain as the multi-spin kernel, which launches once per replica: with many
-        # replicas of a small lattice the byte kernel's single launch is far faster.
-        update += "multispin = false\n"
     threads = f"threads = {args.threads}\n" if args.threads is not None else ""
     return (f"# {plan['algorithm']} at beta_c, written by tests/bench/cluster_dynamics.py\n"
             f"[lattice]\ndims = [{', '.join([str(size)] * d)}]\n"
