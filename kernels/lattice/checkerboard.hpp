@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "kernels/common/fast_divisor.hpp"
 #include "kernels/common/host_device.hpp"
 
 namespace lattica {
@@ -37,6 +38,11 @@ struct Checkerboard {
   // shortcut chosen at run time cost 5 % of a phi^4 update on an H200 (box_update_bench).
   int64_t interior_offset;  ///< the global name of the interior's local lexicographic index 0
   int64_t stride_gap[D];    ///< global minus local lexicographic stride (0 for axes >= D-2)
+  // Divisions of site indices by multiply-high: a 64-bit division would cost the GPU about as
+  // much as the rest of a site's geometry.
+  FastDivisor64 by_extent[D];
+  FastDivisor64 by_half_last;
+  FastDivisor64 by_half_volume;
 
   /// Builds the geometry. Precondition: every extent is even and >= 2.
   static Checkerboard make(const int64_t* extents) {
@@ -63,6 +69,9 @@ struct Checkerboard {
     }
     g.stride[D - 1] = 1;
     g.half_volume = s;
+    for (int a = 0; a < D; ++a) g.by_extent[a] = FastDivisor64::make(extents[a]);
+    g.by_half_last = FastDivisor64::make(g.half_last);
+    g.by_half_volume = FastDivisor64::make(g.half_volume);
     int64_t global = 1, local = 1;
     g.interior_offset = 0;
     for (int a = D - 1; a >= 0; --a) {
@@ -112,11 +121,11 @@ struct Checkerboard {
   /// Coordinates of axes < D-1 of colour-local site j, and its position h along the last
   /// axis in pairs; returns the parity offset p, so the last coordinate is 2h + p.
   LATTICA_HD_INLINE int decompose(int64_t j, int colour, int64_t (&x)[D], int64_t& h) const {
-    int64_t rest = j / half_last;
+    int64_t rest = by_half_last.divide(j);
     h = j - rest * half_last;
     int parity = colour;
     for (int a = D - 2; a >= 0; --a) {
-      const int64_t q = rest / extent[a];
+      const int64_t q = by_extent[a].divide(rest);
       x[a] = rest - q * extent[a];
       rest = q;
       parity += static_cast<int>(x[a]);
@@ -177,7 +186,7 @@ struct Checkerboard {
     int64_t rest = i;
     int64_t coordinate_sum = 0;
     for (int a = D - 1; a >= 0; --a) {
-      const int64_t q = rest / extent[a];
+      const int64_t q = by_extent[a].divide(rest);
       coordinate_sum += rest - q * extent[a];
       rest = q;
     }

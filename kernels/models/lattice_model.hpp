@@ -141,7 +141,7 @@ struct UpdateColour {
   uint64_t sweep;
 
   LATTICA_HD_INLINE void operator()(int64_t index) const {
-    const int64_t replica = index / lattice.half_volume;
+    const int64_t replica = lattice.by_half_volume.divide(index);
     const int64_t j = index - replica * lattice.half_volume;
     typename Model::Spin* base = spins + replica * lattice.volume();
     typename Model::Spin* own = base + colour * lattice.half_volume;

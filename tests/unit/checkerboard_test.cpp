@@ -132,4 +132,38 @@ TEST(FastDivisor, ExactForEveryDivisorShapeAndEdgeNumerator) {
 }
 
 }  // namespace
+TEST(FastDivisor64, ExactForEveryDivisorShapeAndEdgeNumerator) {
+  std::vector<uint64_t> divisors{1,
+                                 2,
+                                 3,
+                                 7,
+                                 64,
+                                 4097,
+                                 65536,
+                                 0xFFFFFFFFULL,
+                                 0x100000000ULL,
+                                 0x100000001ULL,
+                                 (uint64_t(1) << 40) + 3,
+                                 0x7FFFFFFFFFFFFFFFULL,
+                                 0x8000000000000000ULL,
+                                 0x8000000000000001ULL,
+                                 0xFFFFFFFFFFFFFFFFULL};
+  uint64_t state = 54321;
+  auto next = [&] {  // splitmix64
+    state += 0x9E3779B97F4A7C15ULL;
+    uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  };
+  for (int i = 0; i < 300; ++i) divisors.push_back((next() >> (next() % 64)) | 1u);
+  for (uint64_t d : divisors) {
+    const FastDivisor64 f = FastDivisor64::make(d);
+    std::vector<uint64_t> numerators{0,     1,     d - 1, d,          d + 1,           2 * d - 1,
+                                     2 * d, ~0ULL, ~1ULL, 1ULL << 63, (1ULL << 63) - 1};
+    for (int i = 0; i < 2000; ++i) numerators.push_back(next() >> (next() % 64));
+    for (uint64_t n : numerators) ASSERT_EQ(f.divide(n), n / d) << n << " / " << d;
+  }
+}
+
 }  // namespace lattica
