@@ -651,8 +651,9 @@ TEST_F(Cli, BatchLogShowsProgressLines) {
       R"((no checkpoint yet|last checkpoint at sweep \d+))");
   for (const std::string& line : lines) EXPECT_TRUE(std::regex_match(line, format)) << line;
   EXPECT_NE(lines.back().find("last checkpoint at sweep"), std::string::npos) << r;
-  const RunResult quiet = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--force", "-q",
-                               "--set", "run.progress_minutes=0.0003"});
+  const RunResult quiet =
+      sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--force", "-q", "--set",
+           "run.progress_minutes=0.0003", "--set", "run.measurements=200"});
   ASSERT_EQ(quiet.exit_code, 0) << quiet;
   EXPECT_TRUE(progress_lines(quiet.err).empty()) << quiet;
 }
