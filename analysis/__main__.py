@@ -33,6 +33,7 @@ import argparse
 import io
 import json
 import math
+import os
 import sys
 
 import numpy as np
@@ -662,9 +663,15 @@ def cmd_dynamics(args, parser):
     return 0 if ok else 1
 
 
+def _program_name():
+    """How the user called us, for usage lines: the installed command or the module."""
+    command = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return command if command == "lattica-analysis" else "python3 -m analysis"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        prog="python3 -m analysis", description="Analyses Lattica output files.",
+        prog=_program_name(), description="Analyses Lattica output files.",
         epilog="FILE: a sim output file (.h5) or a sweep index (.json) standing for its "
                "points' files. 'python3 -m analysis COMMAND --help' describes each command.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -740,9 +747,15 @@ def main(argv=None):
     return args.handler(args, parser)
 
 
-if __name__ == "__main__":
+def run():
+    """The command's entry point (`python3 -m analysis`, the installed `lattica-analysis`):
+    main() on sys.argv, its exit status returned."""
     try:
-        sys.exit(main())
+        return main()
     except BrokenPipeError:  # e.g. piped into head: stop quietly
         sys.stderr.close()
-        sys.exit(1)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(run())

@@ -29,6 +29,19 @@ void SoloCommunicator::receive(void*, size_t, int, int) {
 void SoloCommunicator::exchange(int, int, const void*, const void*, void*, void*, size_t, void*) {
   throw std::logic_error("SoloCommunicator::exchange: a single process has no halo to exchange");
 }
+void SoloCommunicator::alltoallv(const void* send, const std::vector<int64_t>& send_counts,
+                                 const std::vector<int64_t>& send_offsets, void* receive,
+                                 const std::vector<int64_t>& receive_counts,
+                                 const std::vector<int64_t>& receive_offsets,
+                                 size_t element_bytes) {
+  if (send_counts.size() != 1 || receive_counts.size() != 1 || send_counts[0] != receive_counts[0])
+    throw std::logic_error("SoloCommunicator::alltoallv: counts for other ranks");
+  const size_t bytes = static_cast<size_t>(send_counts[0]) * element_bytes;
+  if (bytes > 0) {
+    std::memmove(static_cast<char*>(receive) + receive_offsets[0] * element_bytes,
+                 static_cast<const char*>(send) + send_offsets[0] * element_bytes, bytes);
+  }
+}
 std::unique_ptr<Communicator> SoloCommunicator::split(int colour) {
   if (colour < 0) return nullptr;
   return std::make_unique<SoloCommunicator>();
@@ -144,6 +157,38 @@ class MpiCommunicator final : public Communicator {
     LATTICA_MPI_CHECK(MPI_Isend(send_down, n, MPI_BYTE, down, kTagGoingDown, comm_, &requests[2]));
     LATTICA_MPI_CHECK(MPI_Isend(send_up, n, MPI_BYTE, up, kTagGoingUp, comm_, &requests[3]));
     LATTICA_MPI_CHECK(MPI_Waitall(4, requests, MPI_STATUSES_IGNORE));
+  }
+
+  void alltoallv(const void* send, const std::vector<int64_t>& send_counts,
+                 const std::vector<int64_t>& send_offsets, void* receive,
+                 const std::vector<int64_t>& receive_counts,
+                 const std::vector<int64_t>& receive_offsets, size_t element_bytes) override {
+    // MPI counts and offsets are ints: in elements of one contiguous type, up to 2^31 - 1 each.
+    const auto as_ints = [this](const std::vector<int64_t>& values, const char* what) {
+      if (values.size() != static_cast<size_t>(size_))
+        throw std::logic_error(std::string("alltoallv: ") + what + " for another rank count");
+      std::vector<int> ints(values.size());
+      for (size_t r = 0; r < values.size(); ++r) {
+        if (values[r] < 0 || values[r] > INT32_MAX)
+          throw std::length_error(std::string("alltoallv: ") + what + " " +
+                                  std::to_string(values[r]) + " is not in 0..2^31-1 elements");
+        ints[r] = static_cast<int>(values[r]);
+      }
+      return ints;
+    };
+    const std::vector<int> sc = as_ints(send_counts, "send count"),
+                           so = as_ints(send_offsets, "send offset"),
+                           rc = as_ints(receive_counts, "receive count"),
+                           ro = as_ints(receive_offsets, "receive offset");
+    if (element_bytes == 0 || element_bytes > INT32_MAX)
+      throw std::length_error("alltoallv: element size " + std::to_string(element_bytes));
+    MPI_Datatype element = MPI_DATATYPE_NULL;
+    LATTICA_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(element_bytes), MPI_BYTE, &element));
+    LATTICA_MPI_CHECK(MPI_Type_commit(&element));
+    const int code = MPI_Alltoallv(send, sc.data(), so.data(), element, receive, rc.data(),
+                                   ro.data(), element, comm_);
+    LATTICA_MPI_CHECK(MPI_Type_free(&element));
+    LATTICA_MPI_CHECK(code);
   }
 
   void enable_device(int device) override {

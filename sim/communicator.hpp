@@ -35,6 +35,14 @@ class Communicator {
   /// device memory, queued on that cudaStream_t (NCCL, after enable_device()).
   virtual void exchange(int down, int up, const void* send_down, const void* send_up,
                         void* receive_down, void* receive_up, size_t bytes, void* cuda_stream) = 0;
+  /// Personalised all-to-all in host memory (the transposes of a distributed FFT): sends
+  /// send_counts[r] elements of `element_bytes` at send + send_offsets[r] elements to rank r, and
+  /// receives receive_counts[r] elements from rank r at receive + receive_offsets[r]. Every
+  /// vector has size() entries; the counts must agree pairwise between ranks.
+  virtual void alltoallv(const void* send, const std::vector<int64_t>& send_counts,
+                         const std::vector<int64_t>& send_offsets, void* receive,
+                         const std::vector<int64_t>& receive_counts,
+                         const std::vector<int64_t>& receive_offsets, size_t element_bytes) = 0;
   /// Prepares device-to-device exchanges from CUDA device `device` (collective: every rank calls
   /// it with its own device). Throws when this build has no NCCL.
   virtual void enable_device(int device) = 0;
@@ -56,6 +64,10 @@ class SoloCommunicator final : public Communicator {
   void send(const void*, size_t, int, int) override;
   void receive(void*, size_t, int, int) override;
   void exchange(int, int, const void*, const void*, void*, void*, size_t, void*) override;
+  void alltoallv(const void* send, const std::vector<int64_t>& send_counts,
+                 const std::vector<int64_t>& send_offsets, void* receive,
+                 const std::vector<int64_t>& receive_counts,
+                 const std::vector<int64_t>& receive_offsets, size_t element_bytes) override;
   void enable_device(int) override {}
   std::unique_ptr<Communicator> split(int colour) override;
 };

@@ -80,6 +80,7 @@ struct Config {
   int replicas = 1;
   int64_t checkpoint_every = 0;     ///< run.checkpoint_every: sweeps between checkpoints; 0 off
   double checkpoint_minutes = 0.0;  ///< run.checkpoint_minutes: wall-clock minutes; 0 off
+  double progress_minutes = 5.0;    ///< run.progress_minutes: between log lines; 0 off
   std::string walltime;             ///< run.walltime as given ("[D-]HH:MM:SS"); empty: none
   double walltime_seconds = 0.0;    ///< the same in seconds: stop (with a checkpoint) before it
 

@@ -8,6 +8,7 @@
 #include "sim/config.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/output.hpp"
+#include "sim/run/progress.hpp"
 #include "sim/run/stop_signals.hpp"
 
 namespace lattica {
@@ -28,11 +29,12 @@ struct RunSummary {
 /// checkpoint (`resume`). Checkpoints go to checkpoint_path(config.output_path) every
 /// run.checkpoint_every sweeps and run.checkpoint_minutes minutes, at the end when either is
 /// set or run.walltime is, and before stopping for a signal or the walltime (Slurm's
-/// SLURM_JOB_END_TIME counts as one too). progress: a live status line on stderr.
+/// SLURM_JOB_END_TIME counts as one too). progress: how progress is shown on stderr.
 /// A decomposed run calls this on every rank with its engine: `output` is rank 0's file and null
 /// elsewhere, and `ranks` makes every rank stop and checkpoint at the same sweep. (A RunLoop,
 /// sim/run/run_loop.hpp, does the work.)
-RunSummary run_chain(const Config& config, Engine& engine, OutputFile* output, bool progress,
-                     const Checkpoint* resume = nullptr, Communicator* ranks = nullptr);
+RunSummary run_chain(const Config& config, Engine& engine, OutputFile* output,
+                     ProgressStyle progress, const Checkpoint* resume = nullptr,
+                     Communicator* ranks = nullptr);
 
 }  // namespace lattica

@@ -1,6 +1,6 @@
 #include "sim/cli/point.hpp"
 
-#include <unistd.h>
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -57,8 +57,22 @@ RunMetadata metadata(const Config& config, const Engine& engine, const Communica
   return meta;
 }
 
-/// The lines after a finished point: what was written, and the tuned steps.
-void report_finished(const Config& config, const Engine& engine, const RunSummary& s) {
+/// Peak resident host memory of the ranks so far (collective): the largest and the smallest.
+struct PeakMemory {
+  int64_t largest = 0, smallest = 0;
+  int ranks = 1;
+};
+
+PeakMemory peak_host_memory(Communicator& world) {
+  rusage usage{};
+  int64_t mine = 0;
+  if (getrusage(RUSAGE_SELF, &usage) == 0) mine = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+  return {world.max(mine), -world.max(-mine), world.size()};
+}
+
+/// The lines after a finished point: what was written, the tuned steps, the memory it took.
+void report_finished(const Config& config, const Engine& engine, const RunSummary& s,
+                     const PeakMemory& memory) {
   std::fprintf(stderr,
                "sim: wrote %s: %lld sweeps of %lld sites x %d replica(s), %lld measurements, "
                "%lld snapshots in %.3f s (%.3f site updates/ns, %s)\n",
@@ -81,6 +95,14 @@ void report_finished(const Config& config, const Engine& engine, const RunSummar
     if (t.adjusted && t.langevin_acceptance >= 0)
       std::fprintf(stderr, ", MALA acceptance %.3f", t.langevin_acceptance);
     std::fprintf(stderr, "\n");
+  }
+  const double mib = 1.0 / (1 << 20);
+  if (memory.ranks == 1) {
+    std::fprintf(stderr, "sim: peak host memory %.1f MiB\n", memory.largest * mib);
+  } else {
+    std::fprintf(stderr,
+                 "sim: peak host memory per rank %.1f MiB (largest of %d; smallest %.1f MiB)\n",
+                 memory.largest * mib, memory.ranks, memory.smallest * mib);
   }
 }
 
@@ -133,9 +155,9 @@ bool run_point(const Config& config, Engine& engine, Communicator& world, bool f
     out = std::make_unique<OutputFile>(config.output_path, force, metadata(config, engine, world),
                                        engine.observable_names(), engine.observable_descriptions());
   }
-  const bool live = !quiet && isatty(STDERR_FILENO);
-  const RunSummary s =
-      run_chain(config, engine, out.get(), live, resume ? &checkpoint : nullptr, &world);
+  const RunSummary s = run_chain(config, engine, out.get(), progress_style(quiet, root),
+                                 resume ? &checkpoint : nullptr, &world);
+  const PeakMemory memory = peak_host_memory(world);  // every rank: a collective
   if (out && !s.stopped) out->mark_finished();
   if (out) out->close();
   if (s.stopped && !root) return true;
@@ -147,7 +169,7 @@ bool run_point(const Config& config, Engine& engine, Communicator& world, bool f
                  checkpoint_path(config.output_path).c_str());
     return true;
   }
-  if (!quiet) report_finished(config, engine, s);
+  if (!quiet) report_finished(config, engine, s, memory);
   return false;
 }
 

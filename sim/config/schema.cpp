@@ -229,6 +229,15 @@ std::vector<KeySpec> make_specs() {
           .chain_role(ChainRole::no)
           .explained("minutes between checkpoints, 0 = none",
                      "wall-clock minutes between checkpoints (0 = none)"),
+      KeySpec("run", "progress_minutes", K::number, &Config::progress_minutes)
+          .defaults_to(5.0)
+          .at_least(0.0)
+          .chain_role(ChainRole::no)
+          .explained("minutes between progress lines in a batch log, 0 = none",
+                     "when stderr is not a terminal (a batch job's log), rank 0 prints a "
+                     "progress line every this many minutes (0 = none): sweeps done, rate, ETA "
+                     "and the last checkpoint's sweep; SIGUSR2 asks for one at once. See "
+                     "[Installing on a cluster](#installing-on-a-cluster)"),
       KeySpec("run", "walltime", K::duration, &Config::walltime)
           .chain_role(ChainRole::no)
           .explained("",

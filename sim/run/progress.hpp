@@ -1,31 +1,46 @@
 #pragma once
-// The run loop's live status line on stderr.
+// The run loop's progress on stderr: a live line on a terminal, whole lines in a batch log.
 
 #include <chrono>
 #include <cstdint>
 
 namespace lattica {
 
-/// A status line on stderr ("measuring 1200/12000 sweeps ..."), redrawn at most twice a second.
+/// How progress is shown on stderr.
+enum class ProgressStyle {
+  none,      ///< not at all (--quiet; a batch job's ranks other than 0)
+  terminal,  ///< one status line redrawn in place, at most twice a second
+  log,       ///< a whole line every run.progress_minutes and on SIGUSR2 (stderr is a file)
+};
+
+/// The style for this process: terminal when stderr is one, else log on rank 0 (`root`) only.
+ProgressStyle progress_style(bool quiet, bool root);
+
+/// Progress of a run ("measuring 1200/12000 sweeps ..."), drawn in the chosen style.
 class Progress {
  public:
-  /// enabled: draw at all (stderr is a terminal and the run is not quiet); total: sweeps of the
-  /// run. The rate counts from now.
-  Progress(bool enabled, int64_t total);
+  /// total: sweeps of the run; log_minutes: minutes between log lines (0: only on request).
+  Progress(ProgressStyle style, int64_t total, double log_minutes);
 
-  /// True when a redraw is due; the caller then synchronizes the engine and calls show().
+  /// The run starts (or resumes) at `sweep`: the rate counts from here and now.
+  void start(int64_t sweep);
+
+  /// True when a line is due; the caller then synchronizes the engine and calls show().
   bool due() const;
 
-  /// Redraws the line: `done` sweeps of the total, in `phase` ("thermalizing", "measuring").
-  void show(int64_t done, const char* phase);
+  /// Shows `done` sweeps of the total, in `phase` ("thermalizing", "measuring"); a log line
+  /// also names the sweep of the last checkpoint (negative: none yet).
+  void show(int64_t done, const char* phase, int64_t last_checkpoint);
 
-  /// Clears the line, if one was drawn.
+  /// Clears the terminal line, if one was drawn.
   void finish();
 
  private:
   using Clock = std::chrono::steady_clock;
-  bool enabled_;
+  ProgressStyle style_;
   int64_t total_;
+  std::chrono::duration<double> log_interval_;
+  int64_t first_ = 0;
   Clock::time_point start_, last_;
   bool shown_ = false;
 };

@@ -16,7 +16,7 @@ double seconds_since(Clock::time_point start) {
 
 }  // namespace
 
-RunLoop::RunLoop(const Config& config, Engine& engine, OutputFile* output, bool progress,
+RunLoop::RunLoop(const Config& config, Engine& engine, OutputFile* output, ProgressStyle progress,
                  Communicator* ranks)
     : config_(config),
       engine_(engine),
@@ -25,12 +25,13 @@ RunLoop::RunLoop(const Config& config, Engine& engine, OutputFile* output, bool 
       measurements_(config, engine, output, writer_),
       snapshots_(engine, output, writer_),
       stop_(config, ranks),
-      progress_(progress, schedule_.total()) {}
+      progress_(progress, schedule_.total(), config.progress_minutes) {}
 
 RunSummary RunLoop::run(const Checkpoint* resume) {
   const auto start = Clock::now();
   begin(resume);
   stop_.start();
+  progress_.start(sweep_);
   while (sweep_ < schedule_.total()) {
     const auto step_start = Clock::now();
     const int64_t previous = sweep_;
@@ -38,7 +39,7 @@ RunSummary RunLoop::run(const Checkpoint* resume) {
     record_events();
     if (progress_.due()) {
       engine_.synchronize();
-      progress_.show(sweep_, schedule_.phase(sweep_));
+      progress_.show(sweep_, schedule_.phase(sweep_), last_checkpoint_);
     }
     if (sweep_ == schedule_.total()) break;
     if (stop_.times_steps()) {
@@ -70,6 +71,7 @@ void RunLoop::begin(const Checkpoint* resume) {
     engine_.restore(resume->engine);
     sweep_ = resume->sweep;
     last_snapshot_ = resume->last_snapshot;
+    last_checkpoint_ = resume->sweep;
   } else {
     engine_.initialize();
   }
@@ -120,6 +122,7 @@ void RunLoop::checkpoint() {
     c.output = output_->lengths();
     write_checkpoint(checkpoint_path(config_.output_path), c);
   }
+  last_checkpoint_ = sweep_;
   ++summary_.checkpoints;
   stop_.checkpoint_took(seconds_since(begin));
 }
@@ -142,8 +145,8 @@ void RunLoop::finish() {
   progress_.finish();
 }
 
-RunSummary run_chain(const Config& config, Engine& engine, OutputFile* output, bool progress,
-                     const Checkpoint* resume, Communicator* ranks) {
+RunSummary run_chain(const Config& config, Engine& engine, OutputFile* output,
+                     ProgressStyle progress, const Checkpoint* resume, Communicator* ranks) {
   return RunLoop(config, engine, output, progress, ranks).run(resume);
 }
 

@@ -23,8 +23,8 @@ namespace lattica {
 class RunLoop {
  public:
   /// output: rank 0's file, null on the other ranks of a decomposed run (`ranks`; null alone).
-  /// progress: a live status line on stderr.
-  RunLoop(const Config& config, Engine& engine, OutputFile* output, bool progress,
+  /// progress: how progress is shown on stderr.
+  RunLoop(const Config& config, Engine& engine, OutputFile* output, ProgressStyle progress,
           Communicator* ranks);
   RunLoop(const RunLoop&) = delete;
   RunLoop& operator=(const RunLoop&) = delete;
@@ -57,6 +57,7 @@ class RunLoop {
   Progress progress_;
   int64_t sweep_ = 0;  ///< sweeps done
   int64_t last_snapshot_ = -1;
+  int64_t last_checkpoint_ = -1;  ///< sweep of the last checkpoint (resumed from or written)
   RunSummary summary_;
 };
 

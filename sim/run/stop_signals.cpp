@@ -9,7 +9,11 @@ namespace {
 
 volatile std::sig_atomic_t stop_signal = 0;
 
+volatile std::sig_atomic_t progress_request = 0;
+
 extern "C" void on_stop_signal(int signal) { stop_signal = signal; }
+
+extern "C" void on_progress_signal(int) { progress_request = 1; }
 
 }  // namespace
 
@@ -18,6 +22,10 @@ void install_stop_signals() {
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
   for (int signal : {SIGTERM, SIGUSR1}) sigaction(signal, &action, nullptr);
+  struct sigaction progress {};
+  progress.sa_handler = on_progress_signal;
+  sigemptyset(&progress.sa_mask);
+  sigaction(SIGUSR2, &progress, nullptr);
   action.sa_flags = SA_RESETHAND;  // a second Ctrl-C kills
   sigaction(SIGINT, &action, nullptr);
   // Past a file-size limit (ulimit -f) a write fails with EFBIG, reported like a full disk,
@@ -29,6 +37,10 @@ void install_stop_signals() {
 }
 
 int received_stop_signal() { return stop_signal; }
+
+bool progress_requested() { return progress_request != 0; }
+
+void take_progress_request() { progress_request = 0; }
 
 const char* signal_name(int signal) {
   switch (signal) {

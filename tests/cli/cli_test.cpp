@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cmath>
 #include <random>
+#include <regex>
+#include <sstream>
 
 #include "sim/config.hpp"
 #include "sim/engine/engine.hpp"
@@ -621,6 +623,55 @@ TEST_F(Cli, WalltimeStopsWithACheckpoint) {
           .exit_code,
       0);
   expect_same_datasets(path("reference.h5"), path("out.h5"));
+}
+
+/// The progress lines ("sim: progress ...") in what a run printed on stderr.
+std::vector<std::string> progress_lines(const std::string& err) {
+  std::vector<std::string> lines;
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("sim: progress ", 0) == 0) lines.push_back(line);
+  }
+  return lines;
+}
+
+// A batch job's log (stderr not a terminal) gets a whole progress line every
+// run.progress_minutes: the time, the phase, sweeps done of the total, rate, ETA and the last
+// checkpoint. --quiet prints none.
+TEST_F(Cli, BatchLogShowsProgressLines) {
+  std::ofstream(path("in.toml")) << kCheckpointedIsing;
+  const RunResult r = sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--set",
+                           "run.progress_minutes=0.0003"});  // 18 ms
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const std::vector<std::string> lines = progress_lines(r.err);
+  ASSERT_GE(lines.size(), 2u) << r;
+  const std::regex format(
+      R"(sim: progress \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ (thermalizing|measuring) \d+/7000 )"
+      R"(sweeps \(\d+\.\d %\), [0-9.e+]+ sweeps/s, ETA \d+:\d\d:\d\d, )"
+      R"((no checkpoint yet|last checkpoint at sweep \d+))");
+  for (const std::string& line : lines) EXPECT_TRUE(std::regex_match(line, format)) << line;
+  EXPECT_NE(lines.back().find("last checkpoint at sweep"), std::string::npos) << r;
+  const RunResult quiet =
+      sim({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--force", "-q", "--set",
+           "run.progress_minutes=0.0003", "--set", "run.measurements=200"});
+  ASSERT_EQ(quiet.exit_code, 0) << quiet;
+  EXPECT_TRUE(progress_lines(quiet.err).empty()) << quiet;
+}
+
+// SIGUSR2 asks for a progress line at once, even with run.progress_minutes = 0, and does not
+// stop the run.
+TEST_F(Cli, SigUsr2PrintsAProgressLine) {
+  std::ofstream(path("in.toml")) << kCheckpointedIsing;
+  const pid_t pid = start({path("in.toml"), "--backend", "cpu", "-o", "out.h5", "--set",
+                           "run.progress_minutes=0", "--set", "run.measurements=6000"});
+  wait_for_file(path("out.h5.checkpoint"));
+  kill(pid, SIGUSR2);
+  const RunResult r = finish(pid);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const std::vector<std::string> lines = progress_lines(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r;
+  EXPECT_NE(lines[0].find("/13000 sweeps"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("last checkpoint at sweep"), std::string::npos) << lines[0];
 }
 
 // Slurm's job end time counts as a walltime, and run.checkpoint_minutes checkpoints by the

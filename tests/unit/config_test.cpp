@@ -1121,6 +1121,7 @@ checkpoint_minutes = 0.0
 device = 0
 measure_every = 1
 measurements = 20
+progress_minutes = 5.0
 replicas = 1
 seed = 1
 start = 'hot'

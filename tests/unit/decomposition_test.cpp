@@ -124,6 +124,10 @@ class RecordingCommunicator final : public Communicator {
     log.push_back("exchange " + std::to_string(down) + " " + std::to_string(up) + " " +
                   std::to_string(bytes));
   }
+  void alltoallv(const void*, const std::vector<int64_t>&, const std::vector<int64_t>&, void*,
+                 const std::vector<int64_t>&, const std::vector<int64_t>&, size_t) override {
+    FAIL() << "not expected";
+  }
   void enable_device(int) override {}
   std::unique_ptr<Communicator> split(int) override { return nullptr; }
   std::vector<std::string> log;
