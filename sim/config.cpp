@@ -27,6 +27,13 @@ int64_t Config::volume() const {
   return v;
 }
 
+int Config::rungs() const {
+  size_t n = 0;
+  for (const auto* ladder : {&tempering_beta, &tempering_kappa, &tempering_lambda, &tempering_h})
+    n = std::max(n, ladder->size());
+  return static_cast<int>(n);
+}
+
 EngineSettings Config::engine_settings() const {
   EngineSettings s;
   s.dims = dims;
@@ -57,7 +64,13 @@ EngineSettings Config::engine_settings() const {
   s.cpu_threads = threads;
   s.cuda_device = device;
   s.parallel_grid = parallel_grid;
-  s.replicas = replicas;
+  s.tempering.beta = tempering_beta;
+  s.tempering.kappa = tempering_kappa;
+  s.tempering.lambda = tempering_lambda;
+  s.tempering.field = tempering_h;
+  s.tempering.exchange_every = exchange_every;
+  // A tempered run's replicas: run.replicas ladders of one slot per rung.
+  s.replicas = replicas * std::max(1, s.tempering.rungs());
   // Measurements wait in the engine (on the GPU) until a batch is collected.
   s.measurement_capacity = std::min<int64_t>(flush_every, 4096);
   s.structure_factor_every = structure_factor ? structure_factor_every : 0;
