@@ -15,7 +15,8 @@
                                   PNG figures
     tempering FILE... [--reweight X [X ...]] [--cut N] [--json [PATH]]
                                   parallel tempering: per-rung summaries, exchange acceptance,
-                                  round trips, MBAR reweighting across rungs
+                                  round trips, MBAR reweighting across rungs, a
+                                  feedback-optimised ladder (one step)
     dynamics FILE... [--rates JSON] [--rate KEY=VALUE]... [--extrapolate L]
              [--reference NAME] [--cut N] [--json [PATH]] [--plot PNG]
                                   tau_int of e, |m|, m^2 per run in sweeps, fits tau = A L^z
@@ -672,7 +673,9 @@ rungs, the round trips (bottom rung to the top and back: count, mean length in s
 up-going fraction f(k) per rung. With --reweight X [X ...]: MBAR (multiple-histogram
 reweighting without bins) over every rung's samples to those values of the tempered coupling,
 with jackknife errors over 20 blocks of measurements, and the rungs' free energies
-f_k = -ln(Z_k / Z_0)."""
+f_k = -ln(Z_k / Z_0). For a ladder of one coupling it also gives one step of the feedback
+optimisation of Katzgraber, Trebst, Huse and Troyer (2006): the ladder with the same ends and
+rung density sqrt(|df/dc| / dc), to run next."""
 
 
 def cmd_tempering(args, parser):

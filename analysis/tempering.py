@@ -105,7 +105,30 @@ def exchange_statistics(t):
             "round_trip_mean_sweeps": mean, "round_trip_mean_error": error,
             "round_trips_per_ladder_per_sweep":
                 len(trips) / (t.ladders * sweeps) if sweeps > 0 else math.nan,
-            "up_fraction": [float(f) for f in s.get("up_fraction", [])]}
+            "up_fraction": [float(f) for f in s.get("up_fraction", [])],
+            "feedback_ladder": feedback_ladder(t.couplings[t.tempered[0]],
+                                               s.get("up_fraction", []))
+            if len(t.tempered) == 1 and len(s.get("up_fraction", [])) == t.rungs else None}
+
+
+def feedback_ladder(couplings, up_fraction, floor=1e-3):
+    """One step of the feedback optimisation of Katzgraber, Trebst, Huse and Troyer (J. Stat.
+    Mech. (2006) P03018): the ladder with the same ends whose rungs are spaced by the density
+    eta(c) ~ sqrt(|df/dc| / dc) of the measured up-going fraction f(k), which places rungs
+    where f changes fastest (the bottlenecks) and flattens the round-trip current. A rung
+    never visited by a labelled configuration (f < 0) leaves the ladder as it is."""
+    c = np.asarray(couplings, dtype=np.float64)
+    f = np.asarray(up_fraction, dtype=np.float64)
+    if len(c) < 3 or np.any(f < 0):
+        return [float(x) for x in c]
+    dc = np.diff(c)
+    slope = np.maximum(np.abs(np.diff(f)), floor) / np.abs(dc)
+    eta = np.sqrt(slope / np.abs(dc))  # constant on each interval
+    mass = np.concatenate(([0.0], np.cumsum(eta * np.abs(dc))))
+    goals = mass[-1] * np.arange(len(c)) / (len(c) - 1)
+    new = np.interp(goals, mass, c)  # the cumulative density is linear on each interval
+    new[0], new[-1] = c[0], c[-1]
+    return [float(x) for x in new]
 
 
 def _logsumexp(a, axis=None):
@@ -201,6 +224,9 @@ def format_report(path, summaries, stats, reweighted=None):
     lines.append(f"round trips: {stats['round_trips']}, mean {stats['round_trip_mean_sweeps']:.1f}"
                  f" +- {stats['round_trip_mean_error']:.1f} sweeps")
     lines.append("up fraction f(k): " + " ".join(f"{f:.3f}" for f in stats["up_fraction"]))
+    if stats.get("feedback_ladder"):
+        lines.append("feedback-optimised ladder (Katzgraber et al. 2006, one step): "
+                     + ", ".join(f"{x:.6g}" for x in stats["feedback_ladder"]))
     if reweighted:
         lines.append(f"MBAR free energies f_k = -ln Z_k + ln Z_0: "
                      + " ".join(f"{f:.4f}" for f in reweighted["free_energies"]))

@@ -74,7 +74,13 @@ std::string shortest(double x) {
 std::string show(const toml::node& node) {
   std::ostringstream os;
   if (const auto* f = node.as_floating_point()) return shortest(f->get());
-  node.visit([&](auto&& v) { os << v; });
+  if (const auto* array = node.as_array()) {  // entries as show() writes them: 0.3, not 0.2999...
+    os << "[";
+    for (size_t i = 0; i < array->size(); ++i) os << (i ? ", " : "") << show(*array->get(i));
+    os << "]";
+  } else {
+    node.visit([&](auto&& v) { os << v; });
+  }
   std::string s = os.str();
   if (s.size() > 60) s = s.substr(0, 57) + "...";
   return s;

@@ -63,7 +63,8 @@ std::vector<KeySpec> make_specs() {
           .refused_with("phi^4 has no inverse temperature; it uses model.kappa and model.lambda")
           .explained("inverse temperature, a number >= 0",
                      "inverse temperature beta (J = 1); phi^4 refuses it (its couplings are in "
-                     "the action)"),
+                     "the action). Not given with a ladder `tempering.beta`, which replaces it "
+                     "(likewise for `kappa`, `lambda` and `h`)"),
       KeySpec("model", "kappa", K::number, &Config::kappa)
           .required()
           .at_least(0.0)

@@ -112,6 +112,17 @@ class TemperingTest(unittest.TestCase):
         self.assertEqual(len(stats["up_fraction"]), len(BETAS))
         self.assertAlmostEqual(stats["up_fraction"][0], 1.0)
         self.assertAlmostEqual(stats["up_fraction"][-1], 0.0)
+        ladder = stats["feedback_ladder"]
+        self.assertEqual((ladder[0], ladder[-1]), (BETAS[0], BETAS[-1]))
+        self.assertTrue(all(a < b for a, b in zip(ladder, ladder[1:])), ladder)
+
+    def test_feedback_keeps_a_ladder_with_a_linear_profile(self):
+        from analysis.tempering import feedback_ladder
+        self.assertEqual(feedback_ladder([1.0, 2.0, 3.0], [1.0, 0.5, 0.0]), [1.0, 2.0, 3.0])
+        moved = feedback_ladder([0.0, 1.0, 2.0, 3.0, 4.0], [1.0, 0.95, 0.5, 0.05, 0.0])
+        self.assertLess(abs(moved[2] - 2.0), 1e-12)
+        self.assertGreater(moved[1], 1.0)  # rungs gather where f drops fastest
+        self.assertLess(moved[3], 3.0)
 
     def test_summary_refuses_a_tempered_file(self):
         result = run([sys.executable, "-m", "analysis", "summary", self.out], TIMEOUT,
