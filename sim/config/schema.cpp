@@ -217,7 +217,8 @@ std::vector<KeySpec> make_specs() {
                      "(fills a GPU with small lattices); replica r has its own random stream, and "
                      "replica 0 is the chain a single-replica run gives, except that a tuned "
                      "Metropolis step (continuous models) is tuned on the acceptance of all "
-                     "replicas together, so then replica 0 differs"),
+                     "replicas together, so then replica 0 differs. With `[tempering]`: "
+                     "independent ladders, each of one replica per rung"),
       KeySpec("run", "checkpoint_every", K::integer, &Config::checkpoint_every)
           .defaults_to(0)
           .range(0, kMaxCount)
