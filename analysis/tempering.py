@@ -136,21 +136,44 @@ def _logsumexp(a, axis=None):
     return np.squeeze(top, axis=axis) + np.log(np.sum(np.exp(a - top), axis=axis))
 
 
-def mbar_free_energies(log_weight, counts, tolerance=1e-12, iterations=10000):
+def mbar_free_energies(log_weight, counts, initial=None, multiplicity=None, tolerance=1e-10,
+                       iterations=200):
     """Dimensionless free energies f_k = -ln Z_k (f_0 = 0) of the rungs by MBAR (Shirts and
-    Chodera 2008): the self-consistent f_i = -ln sum_n exp(lw_i(x_n)) / sum_k N_k
-    exp(f_k + lw_k(x_n)). log_weight: [N, K] every sample's log weight at every rung;
-    counts: [K] samples drawn at each rung."""
-    log_counts = np.log(np.asarray(counts, dtype=np.float64))
-    f = np.zeros(log_weight.shape[1])
+    Chodera 2008): the solution of f_i = -ln sum_n exp(lw_i(x_n)) / sum_k N_k
+    exp(f_k + lw_k(x_n)), found as the minimum of the convex F(f) = sum_n ln sum_k N_k
+    exp(f_k + lw_k(x_n)) - sum_k N_k f_k by damped Newton steps. log_weight: [N, K] every
+    sample's log weight at every rung; counts: [K] samples drawn at each rung; initial: a
+    starting guess (e.g. the solution for most of the same samples); multiplicity: [N] how
+    many samples each row stands for (discrete models repeat their log weights), default 1."""
+    counts = np.asarray(counts, dtype=np.float64)
+    m = np.ones(len(log_weight)) if multiplicity is None else np.asarray(multiplicity, float)
+    log_counts = np.log(counts)
+    f = np.zeros(log_weight.shape[1]) if initial is None else np.array(initial, dtype=np.float64)
+
+    def objective(f):
+        a = log_counts + f + log_weight
+        d = _logsumexp(a, axis=1)
+        return float(m @ d - counts @ f), np.exp(a - d[:, None])  # p[n, k], rows sum to 1
+
+    value, p = objective(f)
     for _ in range(iterations):
-        denominator = _logsumexp(log_counts + f + log_weight, axis=1)  # [N]
-        new = -_logsumexp(log_weight - denominator[:, None], axis=0)
-        new -= new[0]
-        if np.max(np.abs(new - f)) < tolerance:
-            return new
-        f = new
-    return f
+        occupation = m @ p
+        gradient = occupation - counts
+        hessian = np.diag(occupation) - p.T @ (m[:, None] * p)
+        step = np.zeros_like(f)
+        # f_0 stays fixed; least squares where rungs barely overlap (a flat direction).
+        step[1:] = np.linalg.lstsq(hessian[1:, 1:], -gradient[1:], rcond=None)[0]
+        scale = 1.0
+        while True:
+            trial_value, trial_p = objective(f + scale * step)
+            if trial_value <= value + 1e-13 * abs(value) or scale < 1e-10:
+                break
+            scale /= 2
+        f = f + scale * step
+        value, p = trial_value, trial_p
+        if np.max(np.abs(scale * step)) < tolerance:
+            break
+    return f - f[0]
 
 
 def _samples(t, cut):
@@ -173,16 +196,29 @@ def reweight(run, t, targets, cut=0, blocks=20):
     ladder = t.couplings[name]
     lw, n = _samples(t, cut)
     counts = np.full(t.rungs, n * t.ladders)
+    # A start near the solution: free-energy perturbation from each rung to the next.
+    rung_of_sample = np.tile(np.arange(t.rungs * t.ladders) % t.rungs, n)
+    start = np.zeros(t.rungs)
+    for k in range(t.rungs - 1):
+        own = lw[rung_of_sample == k]
+        start[k + 1] = start[k] - (_logsumexp(own[:, k + 1] - own[:, k]) - math.log(len(own)))
 
     def target_weights(x):
         s = (x - ladder[0]) / (ladder[-1] - ladder[0])
         return lw[:, 0] + s * (lw[:, -1] - lw[:, 0])
 
     values = {o: run.chains[o][cut:].reshape(-1) for o in run.chains}
+    # Samples with the same log weights (discrete models repeat them) enter MBAR once each.
+    lw = np.ascontiguousarray(lw)
+    keys = lw.view(np.dtype((np.void, lw.dtype.itemsize * lw.shape[1]))).reshape(-1)
+    _, first, row_of = np.unique(keys, return_index=True, return_inverse=True)
+    rows, row_of = lw[first], row_of.reshape(-1)
 
-    def estimate(keep):
-        f = mbar_free_energies(lw[keep], counts * keep.sum() / len(keep))
-        denominator = _logsumexp(np.log(counts) + f + lw[keep], axis=1)
+    def estimate(keep, initial=None):
+        kept_counts = counts * keep.sum() / len(keep)
+        multiplicity = np.bincount(row_of[keep], minlength=len(rows)).astype(np.float64)
+        f = mbar_free_energies(rows, kept_counts, initial, multiplicity)
+        denominator = _logsumexp(np.log(kept_counts) + f + rows, axis=1)[row_of[keep]]
         out = []
         for x in targets:
             log_w = target_weights(x)[keep] - denominator
@@ -192,13 +228,13 @@ def reweight(run, t, targets, cut=0, blocks=20):
         return np.asarray(out), f
 
     everything = np.ones(len(lw), dtype=bool)
-    full, f = estimate(everything)
+    full, f = estimate(everything, start)
     edges = np.linspace(0, n, blocks + 1).astype(int)
     row = np.repeat(np.arange(n), t.rungs * t.ladders)
     leave_out = []
     for b in range(blocks):
         keep = (row < edges[b]) | (row >= edges[b + 1])
-        leave_out.append(estimate(keep)[0])
+        leave_out.append(estimate(keep, f)[0])
     errors = gamma.jackknife_error(np.asarray(leave_out))
     names = list(values)
     result = {"coupling": name, "free_energies": [float(x) for x in f], "targets": []}

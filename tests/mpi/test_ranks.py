@@ -97,7 +97,7 @@ CASES = {
                        [(2, None), (4, [2, 2, 1])], 1e-12),
     # Parallel tempering (issue 21): exchanges decided from sums added over the ranks.
     "ising2d_tempering": ("[16, 20]", 'kind = "ising"', "replicas = 2",
-                          [(2, None), (4, [2, 2])], 0),
+                          [(2, None), (4, [4, 1])], 0),
 }
 # Appended to a case's input, whose last section is [output].
 SPECTRAL = "[measure]\nstructure_factor = true\nstructure_factor_every = 2\ntimeslice = true\n"
