@@ -94,8 +94,7 @@ TEST_F(Cli, BadTemperingInputExitsTwoAndWritesNothing) {
 
 TEST_F(Cli, TemperedRunWritesRungsAndStatistics) {
   std::ofstream(path("pt.toml")) << tempered_input(
-      "beta = [0.3, 0.35, 0.4, 0.45]\nh = [0.0, 0.0, "
-      "0.01, 0.02]\nexchange_every = 2",
+      "beta = [0.3, 0.35, 0.4, 0.45]\nh = [0.0, 0.005, 0.01, 0.02]\nexchange_every = 2",
       "replicas = 2\n");
   const RunResult r = sim({path("pt.toml"), "--backend", "cpu", "-o", "pt.h5", "-q"});
   ASSERT_EQ(r.exit_code, 0) << r;
@@ -108,7 +107,8 @@ TEST_F(Cli, TemperedRunWritesRungsAndStatistics) {
             (std::vector<hsize_t>{50, 8, 4}));
   EXPECT_EQ(read_doubles(file.get(), "/tempering/beta"),
             (std::vector<double>{0.3, 0.35, 0.4, 0.45}));
-  EXPECT_EQ(read_doubles(file.get(), "/tempering/h"), (std::vector<double>{0.0, 0.0, 0.01, 0.02}));
+  EXPECT_EQ(read_doubles(file.get(), "/tempering/h"),
+            (std::vector<double>{0.0, 0.005, 0.01, 0.02}));
   const H5Id group = open_group(file.get(), "tempering");
   EXPECT_EQ(string_attribute(group.get(), "tempered"), "beta,h");
   EXPECT_EQ(int64_attribute(group.get(), "rungs"), 4);
@@ -127,7 +127,7 @@ TEST_F(Cli, TemperedRunWritesRungsAndStatistics) {
   EXPECT_EQ(attempts.size(), 3u);
   // 69 sweeps after the first: 34 rounds alternating between pair 1 and pairs 0, 2; 2 ladders.
   EXPECT_EQ(attempts, (std::vector<int64_t>{34, 34, 34}));
-  // The log weight of a configuration at its own rung: beta (B + h M) = -beta V (e) at h = 0.
+  // The log weight of a configuration at its own rung: beta (B + h M) = -beta V e at h = 0.
   const std::vector<double> energy = read_doubles(file.get(), "/observables/energy");
   const std::vector<double> weights = read_doubles(file.get(), "/tempering/log_weight");
   for (size_t k = 0; k < 50; ++k)

@@ -37,6 +37,7 @@ EngineSettings ising_ladder(std::vector<int64_t> dims, TemperingSettings temperi
   s.replicas = ladders * s.tempering.rungs();
   s.sequence = {algorithm};
   s.seed = 2106;
+  s.cpu_threads = 1;  // small lattices: a parallel region per half-sweep costs more than it gains
   s.measurement_capacity = kSampleBatch;
   return s;
 }
