@@ -240,39 +240,6 @@ std::vector<KeySpec> make_specs() {
                      "plus 2 checkpoints) remain, so it must be more than 30 s (a shorter one "
                      "is refused: it would stop every job after its first sweeps). Under "
                      "Slurm, `SLURM_JOB_END_TIME` counts too"),
-      // [tempering]
-      KeySpec("tempering", "beta", K::ladder, &Config::tempering_beta)
-          .at_least(0.0)
-          .range(2, kMaxReplicas)
-          .for_models(kIsing | kPotts | kOn)
-          .refused_with("phi^4 has no inverse temperature; temper tempering.kappa or "
-                        "tempering.lambda")
-          .explained("",
-                     "parallel tempering: the inverse temperatures of the rungs, each >= 0, "
-                     "strictly increasing or decreasing, in place of `model.beta` (see "
-                     "[Parallel tempering](#parallel-tempering-replica-exchange))"),
-      KeySpec("tempering", "kappa", K::ladder, &Config::tempering_kappa)
-          .at_least(0.0)
-          .range(2, kMaxReplicas)
-          .for_models(kPhi4)
-          .explained("", "phi^4: a ladder of hopping parameters in place of `model.kappa`"),
-      KeySpec("tempering", "lambda", K::ladder, &Config::tempering_lambda)
-          .at_least(0.0)
-          .range(2, kMaxReplicas)
-          .for_models(kPhi4)
-          .explained("", "phi^4: a ladder of quartic couplings in place of `model.lambda`"),
-      KeySpec("tempering", "h", K::ladder, &Config::tempering_h)
-          .range(2, kMaxReplicas)
-          .explained("", "a ladder of fields in place of `model.h`"),
-      KeySpec("tempering", "exchange_every", K::integer, &Config::exchange_every)
-          .defaults_to(1)
-          .range(1, kMaxCount)
-          .when(has_ladder, "a ladder (`tempering.beta`, `kappa`, `lambda` or `h`)")
-          .refused_with("needs a ladder: tempering.beta, tempering.kappa, tempering.lambda or "
-                        "tempering.h")
-          .explained("sweeps between exchange rounds",
-                     "sweeps between exchange rounds; rounds alternate between the pairs of "
-                     "rungs (0, 1), (2, 3), ... and (1, 2), (3, 4), ..."),
       // [measure]
       KeySpec("measure", "structure_factor", K::boolean, &Config::structure_factor)
           .defaults_to(false)
@@ -327,6 +294,39 @@ std::vector<KeySpec> make_specs() {
           .range(1, kMaxCount)
           .chain_role(ChainRole::no)
           .explained("measurements between flushes to disk", "measurements between writes to disk"),
+      // [tempering]
+      KeySpec("tempering", "beta", K::ladder, &Config::tempering_beta)
+          .at_least(0.0)
+          .range(2, kMaxReplicas)
+          .for_models(kIsing | kPotts | kOn)
+          .refused_with("phi^4 has no inverse temperature; temper tempering.kappa or "
+                        "tempering.lambda")
+          .explained("",
+                     "parallel tempering: the inverse temperatures of the rungs, each >= 0, "
+                     "strictly increasing or decreasing, in place of `model.beta` (see "
+                     "[Parallel tempering](#parallel-tempering-replica-exchange))"),
+      KeySpec("tempering", "kappa", K::ladder, &Config::tempering_kappa)
+          .at_least(0.0)
+          .range(2, kMaxReplicas)
+          .for_models(kPhi4)
+          .explained("", "phi^4: a ladder of hopping parameters in place of `model.kappa`"),
+      KeySpec("tempering", "lambda", K::ladder, &Config::tempering_lambda)
+          .at_least(0.0)
+          .range(2, kMaxReplicas)
+          .for_models(kPhi4)
+          .explained("", "phi^4: a ladder of quartic couplings in place of `model.lambda`"),
+      KeySpec("tempering", "h", K::ladder, &Config::tempering_h)
+          .range(2, kMaxReplicas)
+          .explained("", "a ladder of fields in place of `model.h`"),
+      KeySpec("tempering", "exchange_every", K::integer, &Config::exchange_every)
+          .defaults_to(1)
+          .range(1, kMaxCount)
+          .when(has_ladder, "a ladder (`tempering.beta`, `kappa`, `lambda` or `h`)")
+          .refused_with("needs a ladder: tempering.beta, tempering.kappa, tempering.lambda or "
+                        "tempering.h")
+          .explained("sweeps between exchange rounds",
+                     "sweeps between exchange rounds; rounds alternate between the pairs of "
+                     "rungs (0, 1), (2, 3), ... and (1, 2), (3, 4), ..."),
       // [parallel]
       KeySpec("parallel", "grid", K::grid, &Config::parallel_grid)
           .chain_role(ChainRole::no)  // a checkpoint resumes on any number of ranks
