@@ -212,6 +212,14 @@ def info(path, out=sys.stdout):
         ("seed", a.get("seed")),
         ("replicas", run.replicas),
     ]
+    if run.tempered:  # the root's couplings are the first rung's
+        from analysis import tempering
+        t = tempering.read_tempering(path)
+        ladder = "; ".join(f"{name} = [{', '.join(f'{x:.6g}' for x in t.couplings[name])}]"
+                           for name in t.tempered)
+        rows.append(("tempering", f"{t.rungs} rungs x {t.ladders} ladder(s), exchanges every "
+                                  f"{t.exchange_every} sweep(s): {ladder} (columns in rung "
+                                  f"order; see 'analysis tempering')"))
     if run.point_index is not None:
         rows.append(("point", run.point_index))
     swept = a.get("swept_parameters")
