@@ -5,6 +5,7 @@
 #include "sim/config/schema.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace lattica {
 
@@ -69,8 +70,10 @@ EngineSettings Config::engine_settings() const {
   s.tempering.lambda = tempering_lambda;
   s.tempering.field = tempering_h;
   s.tempering.exchange_every = exchange_every;
-  // A tempered run's replicas: run.replicas ladders of one slot per rung.
-  s.replicas = replicas * std::max(1, s.tempering.rungs());
+  // A tempered run's replicas: run.replicas ladders of one slot per rung (validation keeps the
+  // product within kMaxReplicas; clamped here for configurations not yet validated).
+  s.replicas = static_cast<int>(std::min<int64_t>(
+      int64_t(replicas) * std::max(1, s.tempering.rungs()), std::numeric_limits<int>::max()));
   // Measurements wait in the engine (on the GPU) until a batch is collected.
   s.measurement_capacity = std::min<int64_t>(flush_every, 4096);
   s.structure_factor_every = structure_factor ? structure_factor_every : 0;
