@@ -15,12 +15,16 @@
 
 namespace lattica {
 
+/// Parallel tempering's part of one engine; off (no table, no exchanges) when the settings
+/// have no ladder.
 template <class Exec, class Model>
 class Tempering {
  public:
   using Params = typename Model::Params;
   using Sums = typename Model::Sums;
 
+  /// Every rung's Params for lattice dimension d, and the slots at their starting rungs.
+  /// Throws InputError when the replicas are not whole ladders. `settings` must outlive it.
   Tempering(const Exec& exec, const EngineSettings& settings, int d)
       : exec_(exec), settings_(settings), volume_(static_cast<double>(volume_of(settings.dims))) {
     const int rungs = settings.tempering.rungs();
@@ -36,10 +40,12 @@ class Tempering {
     host_sums_.resize(static_cast<size_t>(settings.replicas));
   }
 
+  /// Whether the run is tempered, and its rungs per ladder.
   bool on() const { return state_.rungs > 0; }
   int rungs() const { return state_.rungs; }
   /// The per-slot Params the passes read, or null when every replica shares one set.
   const Params* table() const { return on() ? table_.data() : nullptr; }
+  /// Rung `rung`'s Params (without the tuned step), and the permutation with its statistics.
   const Params& rung_params(int rung) const { return rung_params_[static_cast<size_t>(rung)]; }
   const TemperingState& state() const { return state_; }
 
