@@ -13,6 +13,10 @@
                                   with blocked-jackknife errors
     plot FILE... [--out DIR] [--cut N]
                                   PNG figures
+    tempering FILE... [--reweight X [X ...]] [--cut N] [--json [PATH]]
+                                  parallel tempering: per-rung summaries, exchange acceptance,
+                                  round trips, MBAR reweighting across rungs, a
+                                  feedback-optimised ladder (one step)
     dynamics FILE... [--rates JSON] [--rate KEY=VALUE]... [--extrapolate L]
              [--reference NAME] [--cut N] [--json [PATH]] [--plot PNG]
                                   tau_int of e, |m|, m^2 per run in sweeps, fits tau = A L^z
@@ -209,6 +213,14 @@ def info(path, out=sys.stdout):
         ("seed", a.get("seed")),
         ("replicas", run.replicas),
     ]
+    if run.tempered:  # the root's couplings are the first rung's
+        from analysis import tempering
+        t = tempering.read_tempering(path)
+        ladder = "; ".join(f"{name} = [{', '.join(f'{x:.6g}' for x in t.couplings[name])}]"
+                           for name in t.tempered)
+        rows.append(("tempering", f"{t.rungs} rungs x {t.ladders} ladder(s), exchanges every "
+                                  f"{t.exchange_every} sweep(s): {ladder} (columns in rung "
+                                  f"order; see 'analysis tempering')"))
     if run.point_index is not None:
         rows.append(("point", run.point_index))
     swept = a.get("swept_parameters")
@@ -669,6 +681,50 @@ def _program_name():
     return command if command == "lattica-analysis" else "python3 -m analysis"
 
 
+TEMPERING_DESCRIPTION = """\
+For a parallel-tempering run: every rung's couplings and its observables (mean and
+Gamma-method error, the ladders combined as replicas), the exchange acceptance of each pair of
+rungs, the round trips (bottom rung to the top and back: count, mean length in sweeps) and the
+up-going fraction f(k) per rung. With --reweight X [X ...]: MBAR (multiple-histogram
+reweighting without bins) over every rung's samples to those values of the tempered coupling,
+with jackknife errors over 20 blocks of measurements, and the rungs' free energies
+f_k = -ln(Z_k / Z_0). For a ladder of one coupling it also gives one step of the feedback
+optimisation of Katzgraber, Trebst, Huse and Troyer (2006): the ladder with the same ends and
+rung density sqrt(|df/dc| / dc), to run next."""
+
+
+def cmd_tempering(args, parser):
+    from analysis import tempering
+    target = _json_target(args, parser)
+    files, ok = _expand(args.files)
+    documents = []
+    for path in files:
+        try:
+            t = tempering.read_tempering(path)
+            if t is None:
+                _error(f"{path}: not a parallel-tempering run (no /tempering)")
+                return 2
+            run = lattica_file.load(path)
+            cut = args.cut if args.cut is not None else tempering.automatic_cut(run, t)
+            doc = {"file": path, "cut": cut, "rungs": tempering.rung_summaries(run, t, cut),
+                   "exchange": tempering.exchange_statistics(t)}
+            if args.reweight:
+                doc["reweight"] = tempering.reweight(run, t, args.reweight, cut)
+            documents.append(doc)
+            if target != "-":
+                print(tempering.format_report(path, doc["rungs"], doc["exchange"],
+                                              doc.get("reweight")))
+        except ValueError as e:
+            _error(f"{path}: {e}")
+            return 2
+        except READ_ERRORS as e:
+            _error(f"{path}: {e}")
+            ok = False
+    if target is not None:
+        _emit_json({"schema": "lattica-tempering/1", "files": documents}, target)
+    return 0 if ok and documents else 1
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog=_program_name(), description="Analyses Lattica output files.",
@@ -719,6 +775,15 @@ def main(argv=None):
                    help="directory for the figures (created; default: the current directory)")
     p.add_argument("--cut", type=int, metavar="N", help=CUT_HELP)
     p.set_defaults(handler=cmd_plot)
+
+    p = add("tempering", "parallel tempering: per-rung summaries, round trips, MBAR",
+            TEMPERING_DESCRIPTION)
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--reweight", type=float, nargs="+", metavar="X",
+                   help="values of the tempered coupling to reweight to (MBAR)")
+    p.add_argument("--cut", type=int, metavar="N", help=CUT_HELP)
+    p.add_argument("--json", nargs="?", const="-", metavar="PATH", help=JSON_HELP)
+    p.set_defaults(handler=cmd_tempering)
 
     p = add("dynamics", "tau_int across sizes and algorithms, dynamic exponents, samples/s",
             DYNAMICS_DESCRIPTION)

@@ -347,6 +347,8 @@ class LatticaFile:
         self.structure_factor = structure_factor  #: StructureFactor, or None without one
         self.timeslice = timeslice  #: Timeslice, or None without one
         self.replicas = int(attrs.get("replicas", 1))
+        #: a parallel-tempering run: its columns are rungs, not replicas of one chain
+        self.tempered = False
         self.chains = {name: (series.reshape(-1, 1) if series.ndim == 1 else series)
                        for name, series in observables.items()}  #: name -> [n, R]
 
@@ -632,8 +634,12 @@ def load(path):
         structure_factor = _read_structure_factor(f, path, dims, replicas, warnings)
         timeslice = _read_timeslice(f, path, dims, replicas, warnings)
 
-    return LatticaFile(path, attrs, observables, sweep, snapshots, histograms, warnings,
-                       structure_factor, timeslice)
+        tempered = "tempering" in f
+
+    run = LatticaFile(path, attrs, observables, sweep, snapshots, histograms, warnings,
+                      structure_factor, timeslice)
+    run.tempered = tempered
+    return run
 
 
 def is_index_file(path):

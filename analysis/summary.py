@@ -303,6 +303,9 @@ class Prepared:
 def prepare(run, cut=None):
     """The analysed part of a LatticaFile: the thermalisation cut (automatic when cut is
     None, else cut measurements per replica) applied to every replica."""
+    if run.tempered:
+        raise ValueError(f"{run.path}: a parallel-tempering run, whose columns are rungs of "
+                         f"different couplings: use 'python3 -m analysis tempering'")
     energy_name, order_name = chain_names(run.model)
     needed = [energy_name, order_name]
     if run.model == "on" and run.h != 0.0:

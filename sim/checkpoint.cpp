@@ -124,6 +124,20 @@ std::vector<unsigned char> serialize(const Checkpoint& c) {
   w.put(e.measurements);
   w.put(e.tuning);
   w.put(e.langevin_shift_set);
+  // Parallel tempering's permutation and statistics, only when tempered (untempered
+  // checkpoints keep the layout they always had).
+  const TemperingState& t = e.tempering;
+  if (t.rungs > 0) {
+    w.put<int32_t>(t.rungs);
+    w.put(t.rung_of_slot);
+    w.put(t.direction);
+    w.put(t.bottom_sweep);
+    w.put(t.attempts);
+    w.put(t.accepts);
+    w.put(t.round_trip_sweeps);
+    w.put(t.up_visits);
+    w.put(t.down_visits);
+  }
   return w.bytes;
 }
 
@@ -206,6 +220,19 @@ Checkpoint deserialize(Reader& r) {
   e.measurements = r.get<int64_t>();
   e.tuning = r.get<StepTuning>();
   e.langevin_shift_set = r.get<bool>();
+  if (!r.done()) {
+    TemperingState& t = e.tempering;
+    t.rungs = r.get<int32_t>();
+    t.rung_of_slot = r.get_vector<int32_t>();
+    t.direction = r.get_vector<int8_t>();
+    t.bottom_sweep = r.get_vector<int64_t>();
+    t.attempts = r.get_vector<int64_t>();
+    t.accepts = r.get_vector<int64_t>();
+    t.round_trip_sweeps = r.get_vector<int64_t>();
+    t.up_visits = r.get_vector<int64_t>();
+    t.down_visits = r.get_vector<int64_t>();
+    if (t.rungs < 2) r.fail("a tempering ladder of " + std::to_string(t.rungs) + " rungs");
+  }
   if (!r.done()) r.fail("unexpected data after the end");
   check_counts(c, r);
   return c;

@@ -3,10 +3,12 @@
 #include <cmath>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "sim/config.hpp"
+#include "sim/engine/tempering_ladder.hpp"
 
 namespace lattica {
 
@@ -84,7 +86,7 @@ void check_checkpoint_fits(const Checkpoint& c, const Config& config, const std:
                                ? (c.sweep - config.thermalization) / config.measure_every
                                : 0;
   auto every = [&](bool on, int64_t k) { return on ? (measured + k - 1) / k : 0; };
-  const int64_t replicas = config.replicas;
+  const int64_t replicas = config.engine_settings().replicas;  // tempered: every rung's
   const EngineState& e = c.engine;
   expect(e.measurements, measured, "the engine's measurements");
   expect(c.output.measurements, measured, "the output's measurements");
@@ -118,6 +120,16 @@ void check_checkpoint_fits(const Checkpoint& c, const Config& config, const std:
         sf.power_squares.size() != static_cast<size_t>(modes) ||
         sf.mean_field_sum.size() != components)
       problems.push_back("its structure factor's sums do not have the lattice's shape");
+  }
+
+  if (config.rungs() > 0 || e.tempering.rungs > 0) {  // the permutation fits the ladder
+    try {
+      check_tempering_state(e.tempering, config.rungs(), static_cast<size_t>(replicas));
+    } catch (const std::invalid_argument&) {
+      problems.push_back("its parallel-tempering state (" + std::to_string(e.tempering.rungs) +
+                         " rungs) does not fit this run's ladder of " +
+                         std::to_string(config.rungs()) + " rungs");
+    }
   }
 
   const size_t site_size = site_bytes(config.engine_settings());

@@ -5,6 +5,7 @@
 #include "sim/config/schema.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace lattica {
 
@@ -25,6 +26,13 @@ int64_t Config::volume() const {
   int64_t v = 1;
   for (int64_t l : dims) v *= l;
   return v;
+}
+
+int Config::rungs() const {
+  size_t n = 0;
+  for (const auto* ladder : {&tempering_beta, &tempering_kappa, &tempering_lambda, &tempering_h})
+    n = std::max(n, ladder->size());
+  return static_cast<int>(n);
 }
 
 EngineSettings Config::engine_settings() const {
@@ -57,7 +65,15 @@ EngineSettings Config::engine_settings() const {
   s.cpu_threads = threads;
   s.cuda_device = device;
   s.parallel_grid = parallel_grid;
-  s.replicas = replicas;
+  s.tempering.beta = tempering_beta;
+  s.tempering.kappa = tempering_kappa;
+  s.tempering.lambda = tempering_lambda;
+  s.tempering.field = tempering_h;
+  s.tempering.exchange_every = exchange_every;
+  // A tempered run's replicas: run.replicas ladders of one slot per rung (validation keeps the
+  // product within kMaxReplicas; clamped here for configurations not yet validated).
+  s.replicas = static_cast<int>(std::min<int64_t>(
+      int64_t(replicas) * std::max(1, s.tempering.rungs()), std::numeric_limits<int>::max()));
   // Measurements wait in the engine (on the GPU) until a batch is collected.
   s.measurement_capacity = std::min<int64_t>(flush_every, 4096);
   s.structure_factor_every = structure_factor ? structure_factor_every : 0;

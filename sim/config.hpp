@@ -77,7 +77,11 @@ struct Config {
   int64_t timeslice_every = 1;
   int timeslice_momenta = 1;  ///< N momenta per spatial axis besides p = 0
   int64_t flush_every = 1000;
-  int replicas = 1;
+  int replicas = 1;  ///< run.replicas: independent chains, or independent ladders when tempered
+  /// [tempering]: the ladders of tempered couplings (each empty or one value per rung), in
+  /// place of the model's key of the same name; and the sweeps between exchange rounds.
+  std::vector<double> tempering_beta, tempering_kappa, tempering_lambda, tempering_h;
+  int64_t exchange_every = 1;
   int64_t checkpoint_every = 0;     ///< run.checkpoint_every: sweeps between checkpoints; 0 off
   double checkpoint_minutes = 0.0;  ///< run.checkpoint_minutes: wall-clock minutes; 0 off
   double progress_minutes = 5.0;    ///< run.progress_minutes: between log lines; 0 off
@@ -95,6 +99,8 @@ struct Config {
   std::string chain_toml;
 
   int64_t volume() const;
+  /// Rungs of the tempering ladder; 0 without [tempering].
+  int rungs() const;
   /// Sweeps of the whole run: thermalization + measurements * measure_every.
   int64_t total_sweeps() const { return thermalization + measurements * measure_every; }
   EngineSettings engine_settings() const;

@@ -42,6 +42,12 @@ struct RunMetadata {
   int replicas = 1;
   int64_t point_index = -1;  ///< -1: not part of a sweep
   std::string swept;         ///< "key = value" lines of a sweep point
+  /// Parallel tempering (rungs > 0): the couplings of every rung by name ("beta", "h", ...),
+  /// the names of those the ladder varies, and the sweeps between exchange rounds.
+  int rungs = 0;
+  std::vector<std::pair<std::string, std::vector<double>>> rung_couplings;
+  std::vector<std::string> tempered;
+  int64_t exchange_every = 1;
 };
 
 class OutputFile {
@@ -95,6 +101,14 @@ class OutputFile {
   /// dt) * n_p + p].
   void append_timeslices(const std::vector<int64_t>& sweeps, const std::vector<double>& values);
 
+  /// Appends per-measurement tempering rows: the rung of every replica slot
+  /// (rungs[k * replicas + slot]) and the log weights (MeasurementBatch::log_weights).
+  void append_tempering(const std::vector<int64_t>& sweeps, const std::vector<int32_t>& rungs,
+                        const std::vector<double>& log_weights);
+
+  /// Writes parallel tempering's statistics under /tempering/statistics (replacing earlier ones).
+  void write_tempering(const TemperingState& state);
+
   /// Writes the averaged structure factor and two-point function (replacing earlier ones).
   void write_structure_factor(const StructureFactorSums& sums);
 
@@ -124,6 +138,8 @@ class OutputFile {
   RecordSeries snapshots_;    ///< /snapshots: configuration, sweep
   StructureFactorOutput structure_factor_;
   TimesliceOutput timeslices_;
+  int rungs_ = 0;
+  RecordSeries tempering_;  ///< /tempering (tempered runs): replica_rung, log_weight, sweep
 };
 
 /// The working copy of an output file that a resume or a recovery writes before it replaces

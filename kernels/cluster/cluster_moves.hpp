@@ -29,6 +29,7 @@
 #include "kernels/common/fast_divisor.hpp"
 #include "kernels/common/host_device.hpp"
 #include "kernels/lattice/checkerboard.hpp"
+#include "kernels/models/replica_params.hpp"
 #include "kernels/rng/philox.hpp"
 
 namespace lattica {
@@ -183,16 +184,19 @@ struct ClusterPick {
 /// Per replica: the embedding and seed site of a cluster step; functor over replicas.
 template <class Model>
 struct PickClusters {
-  typename Model::Params params;
+  ReplicaParams<typename Model::Params> params;
   ClusterPick<Model>* picks;
   uint64_t step;
   uint64_t global_volume;
   LATTICA_HD_INLINE void operator()(int64_t r) const {
-    SiteRandom random(params.seed, RngStream::cluster_pick, static_cast<uint32_t>(r), 0, step);
+    SiteRandom random(params.shared.seed, RngStream::cluster_pick, static_cast<uint32_t>(r), 0,
+                      step);
     const uint64_t high = random.next();
     const uint64_t u = (high << 32) | random.next();
     picks[r].seed_site = static_cast<int64_t>(multiply_high(u, global_volume));
-    picks[r].embedding = Model::cluster_embedding(params, random);
+    picks[r].embedding = params.with(r, [&](const typename Model::Params& own) {
+      return Model::cluster_embedding(own, random);
+    });
   }
 };
 
@@ -201,7 +205,7 @@ struct PickClusters {
 template <int D, class Model, class Sites>
 struct ClusterBonds {
   ClusterLattice<D> g;
-  typename Model::Params params;
+  ReplicaParams<typename Model::Params> params;
   const ClusterPick<Model>* picks;
   Sites sites;
   uint8_t* bonds;
@@ -217,18 +221,20 @@ struct ClusterBonds {
     const typename Model::Embedding& e = picks[r].embedding;
     uint64_t threshold[D + 1];
     int last_uncertain = -1;
-    for (int a = 0; a < D; ++a) {
-      bool cross = false;
-      threshold[a] =
-          g.owns_bond(x, inside, a, cross)
-              ? Model::cluster_bond(params, e, s, sites.spin(r, g.up(i, x, a), colour ^ 1))
-              : 0;
-      if (threshold[a] > 0 && threshold[a] < kCertainBond) last_uncertain = a;
-    }
-    threshold[D] = inside ? Model::ghost_bond(params, e, s) : 0;
+    params.with(r, [&](const typename Model::Params& own) {
+      for (int a = 0; a < D; ++a) {
+        bool cross = false;
+        threshold[a] =
+            g.owns_bond(x, inside, a, cross)
+                ? Model::cluster_bond(own, e, s, sites.spin(r, g.up(i, x, a), colour ^ 1))
+                : 0;
+        if (threshold[a] > 0 && threshold[a] < kCertainBond) last_uncertain = a;
+      }
+      threshold[D] = inside ? Model::ghost_bond(own, e, s) : 0;
+    });
     if (threshold[D] > 0 && threshold[D] < kCertainBond) last_uncertain = D;
     uint8_t mask = 0;
-    SiteRandom random(params.seed, RngStream::cluster_bond, static_cast<uint32_t>(r),
+    SiteRandom random(params.shared.seed, RngStream::cluster_bond, static_cast<uint32_t>(r),
                       static_cast<uint64_t>(g.global(i, x)), step);
     for (int a = 0; a <= D; ++a) {
       const uint32_t word = a <= last_uncertain ? random.next() : 0;
@@ -304,17 +310,18 @@ struct ClusterLabels {
 /// Whether the cluster of replica r labelled `label` moves in this step, and its random word.
 template <class Model>
 struct ClusterDecision {
-  typename Model::Params params;
+  ReplicaParams<typename Model::Params> params;
   const uint64_t* seed_label;  ///< Wolff: per replica, the seed site's label; else null
   uint64_t step;
   LATTICA_HD_INLINE bool moves(int64_t r, uint64_t label, uint32_t& word) const {
     if (label == kGhostLabel) return false;
     const bool single = seed_label != nullptr;
     if (single && label != seed_label[r]) return false;
-    word = Model::cluster_move_draws(single) ? SiteRandom(params.seed, RngStream::cluster_move,
-                                                          static_cast<uint32_t>(r), label - 1, step)
-                                                   .next()
-                                             : 0;
+    word = Model::cluster_move_draws(single)
+               ? SiteRandom(params.shared.seed, RngStream::cluster_move, static_cast<uint32_t>(r),
+                            label - 1, step)
+                     .next()
+               : 0;
     return true;
   }
 };
@@ -337,8 +344,9 @@ struct MoveClusters {
     uint32_t word = 0;
     if (!decision.moves(r, labels(r, index), word)) return;
     typename Model::Spin* s = sites.at(r, i, colour);
-    *s = Model::cluster_move(decision.params, picks[r].embedding, *s, word,
-                             decision.seed_label != nullptr);
+    *s = decision.params.with(r, [&](const typename Model::Params& own) {
+      return Model::cluster_move(own, picks[r].embedding, *s, word, decision.seed_label != nullptr);
+    });
   }
 };
 
@@ -366,7 +374,8 @@ struct MovePackedClusters {
     for (int b = 0; b < 32; ++b) {
       uint32_t word = 0;
       if (decision.moves(r, labels(r, r * g.volume + first + 2 * b), word) &&
-          Model::cluster_move(decision.params, {}, 1, word, decision.seed_label != nullptr) < 0)
+          Model::cluster_move(decision.params.shared, {}, 1, word,  // packed: never tempered
+                              decision.seed_label != nullptr) < 0)
         flips |= 1u << b;
     }
     words[w] ^= flips;

@@ -68,6 +68,7 @@ struct IsingParams {
   /// Metropolis (0) and heat bath (1).
   uint64_t flip_threshold[2][2][9];
   uint64_t seed;
+  double beta;
   double field;
   /// Cluster moves: FK bond between equal spins, 1 - exp(-2 beta); ghost bond of a spin of the
   /// field's sign, 1 - exp(-2 beta |h|) (ghost_sign 0 at h = 0: none).
@@ -81,6 +82,7 @@ inline IsingParams make_ising_params(int d, double beta, double h, uint64_t seed
   if (d < 1 || d > 4) throw std::invalid_argument("Ising: dimension must be 1..4");
   IsingParams p{};
   p.seed = seed;
+  p.beta = beta;
   p.field = h;
   p.cluster_bond = beta > 0 ? move_threshold(-std::expm1(-2.0 * beta)) : 0;
   p.ghost_bond = beta > 0 && h != 0 ? move_threshold(-std::expm1(-2.0 * beta * std::fabs(h))) : 0;
@@ -191,6 +193,11 @@ struct IsingModel {
   static std::vector<std::string> observable_descriptions(const Params&) {
     return {"energy per site, (-sum_<ij> s_i s_j - h sum_i s_i) / V",
             "magnetization per site, sum_i s_i / V (signed)"};
+  }
+  /// ln of the Boltzmann weight of a configuration with these sums, -beta H (parallel
+  /// tempering's exchanges and reweighting across rungs).
+  static double log_weight(const Params& p, const Sums& s, double) {
+    return p.beta * (static_cast<double>(s.bonds) + p.field * static_cast<double>(s.magnetization));
   }
   /// Observables per site from exact sums; the same doubles on every backend.
   static void observables(const Params& p, const Sums& s, double volume, double* out) {

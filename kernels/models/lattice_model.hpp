@@ -40,6 +40,7 @@
 
 #include "kernels/common/host_device.hpp"
 #include "kernels/lattice/checkerboard.hpp"
+#include "kernels/models/replica_params.hpp"
 #include "kernels/rng/philox.hpp"
 
 namespace lattica {
@@ -129,10 +130,11 @@ LATTICA_HD_INLINE typename RandomOf<Model>::type update_random(const Checkerboar
 /// One pass of `algorithm` over the sites of one colour in every replica; functor over
 /// replica * V/2 + colour-local index, for all replicas at once so small lattices still fill a
 /// GPU. When `accepted` is set, it receives each site's number of accepted Metropolis moves.
+/// Each replica takes its own couplings from `params` (the same for all without tempering).
 template <int D, class Model, bool kBoxed = false>
 struct UpdateColour {
   Checkerboard<D> lattice;
-  typename Model::Params params;
+  ReplicaParams<typename Model::Params> params;
   typename Model::Spin* spins;  ///< replicas one after another, each in checkerboard storage
   uint8_t* accepted;            ///< [replica * V/2 + j], or null
   int colour;
@@ -150,10 +152,12 @@ struct UpdateColour {
     int k = 0;
     const int64_t site = lattice.template visit_neighbours<kBoxed>(
         j, colour, [&](int64_t n) { nb[k++] = other[n]; });
-    auto random = update_random<Model>(lattice, params.seed, static_cast<uint32_t>(replica), j,
-                                       site, update_step(sweep, pass, 0));
     int accepts = 0;
-    own[j] = Model::template update<D>(params, algorithm, own[j], nb, random, accepts);
+    own[j] = params.with(replica, [&](const typename Model::Params& p) {
+      auto random = update_random<Model>(lattice, p.seed, static_cast<uint32_t>(replica), j, site,
+                                         update_step(sweep, pass, 0));
+      return Model::template update<D>(p, algorithm, own[j], nb, random, accepts);
+    });
     if (accepted) accepted[index] = static_cast<uint8_t>(accepts);
   }
 };

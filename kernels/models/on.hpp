@@ -313,6 +313,12 @@ struct OnModel {
     }
     return d;
   }
+  /// ln of the Boltzmann weight, -beta H = beta (sum_<ij> s_i . s_j + h M_0).
+  static double log_weight(const Params& p, const Sums& s, double) {
+    double bonds = 0;
+    for (int a = 0; a < p.dims; ++a) bonds += s.bonds[a];
+    return p.beta * (bonds + p.field * s.m[0]);
+  }
   static void observables(const Params& p, const Sums& s, double volume, double* out) {
     double bonds = 0, m2 = 0;
     for (int a = 0; a < p.dims; ++a) bonds += s.bonds[a];

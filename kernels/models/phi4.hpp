@@ -158,15 +158,23 @@ struct Phi4Model {
             "nearest-neighbour correlator (1/(d V)) sum_x sum_mu phi_x phi_{x+mu}",
             "action density S / V"};
   }
+  /// The action S = sum_x [-2 kappa sum_mu phi_x phi_{x+mu} + phi_x^2 + lambda (phi_x^2 - 1)^2
+  /// - h phi_x] of a configuration with these sums.
+  static double action(const Params& p, const Sums& s, double volume) {
+    return -2.0 * p.kappa * s.links + s.phi2 + p.lambda * (s.phi4 - 2.0 * s.phi2 + volume) -
+           p.field * s.phi;
+  }
+  /// ln of the Boltzmann weight, -S.
+  static double log_weight(const Params& p, const Sums& s, double volume) {
+    return -action(p, s, volume);
+  }
   static void observables(const Params& p, const Sums& s, double volume, double* out) {
     out[0] = s.phi / volume;
     out[1] = std::fabs(s.phi) / volume;
     out[2] = s.phi2 / volume;
     out[3] = s.phi4 / volume;
     out[4] = s.links / (p.dims * volume);
-    out[5] = (-2.0 * p.kappa * s.links + s.phi2 + p.lambda * (s.phi4 - 2.0 * s.phi2 + volume) -
-              p.field * s.phi) /
-             volume;
+    out[5] = action(p, s, volume) / volume;
   }
   static SnapshotFormat snapshot_format(const Params&) {
     return {element_type_of<Real>(), 1, "field values phi_x"};

@@ -33,6 +33,7 @@ constexpr int kPottsWeightBits = 55;               ///< heat-bath weights: large
 
 struct PottsParams {
   uint64_t seed;
+  double beta;
   double field;
   int q;
   /// Metropolis acceptance, times 2^32: [n_new - n_old + 8][delta(new,0) - delta(old,0) + 1].
@@ -52,6 +53,7 @@ inline PottsParams make_potts_params(int d, int q, double beta, double h, uint64
   if (q < 2 || q > kMaxPottsStates) throw std::invalid_argument("Potts: q must be 2..256");
   PottsParams p{};
   p.seed = seed;
+  p.beta = beta;
   p.field = h;
   p.q = q;
   p.cluster_bond = beta > 0 ? move_threshold(-std::expm1(-beta)) : 0;
@@ -189,6 +191,10 @@ struct PottsModel {
             "modulus of the complex magnetization |(1/V) sum_i exp(2 pi i s_i / q)|",
             "real part of the complex magnetization (1/V) sum_i exp(2 pi i s_i / q)",
             "imaginary part of the complex magnetization"};
+  }
+  /// ln of the Boltzmann weight, -beta H = beta (sum delta(s_i, s_j) + h N_0).
+  static double log_weight(const Params& p, const Sums& s, double) {
+    return p.beta * (static_cast<double>(s.bonds) + p.field * static_cast<double>(s.zeros));
   }
   static void observables(const Params& p, const Sums& s, double volume, double* out) {
     out[0] = (-static_cast<double>(s.bonds) - p.field * static_cast<double>(s.zeros)) / volume;

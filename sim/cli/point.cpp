@@ -9,6 +9,7 @@
 
 #include "kernels/models/ising.hpp"
 #include "sim/cli/resume.hpp"
+#include "sim/config/schema.hpp"
 #include "sim/decomposition.hpp"
 #include "sim/output.hpp"
 #include "sim/run.hpp"
@@ -51,7 +52,28 @@ RunMetadata metadata(const Config& config, const Engine& engine, const Communica
   meta.seed = config.seed;
   meta.backend = engine.backend_name();
   meta.device = device_description(config, engine, world);
-  meta.replicas = config.replicas;
+  meta.replicas = engine.replicas();  // tempered: run.replicas ladders of every rung
+  meta.rungs = config.rungs();
+  meta.exchange_every = config.exchange_every;
+  for (const config::TemperedCoupling& t : config::tempered_couplings()) {
+    if (!(config.*t.ladder).empty()) meta.tempered.push_back(t.key);
+  }
+  if (meta.rungs > 0) {  // every coupling of the model at every rung, tempered or not
+    const EngineSettings settings = config.engine_settings();
+    const bool phi4 = config.model_kind == "phi4";
+    const std::vector<std::pair<const char*, double EngineSettings::*>> couplings =
+        phi4 ? std::vector<std::pair<const char*,
+                                     double EngineSettings::*>>{{"kappa", &EngineSettings::kappa},
+                                                                {"lambda", &EngineSettings::lambda},
+                                                                {"h", &EngineSettings::field}}
+             : std::vector<std::pair<const char*, double EngineSettings::*>>{
+                   {"beta", &EngineSettings::beta}, {"h", &EngineSettings::field}};
+    for (const auto& [name, member] : couplings) {
+      std::vector<double> values;
+      for (int k = 0; k < meta.rungs; ++k) values.push_back(at_rung(settings, k).*member);
+      meta.rung_couplings.emplace_back(name, std::move(values));
+    }
+  }
   meta.point_index = config.point_index;
   for (const auto& [key, value] : config.swept_values) meta.swept += key + " = " + value + "\n";
   return meta;

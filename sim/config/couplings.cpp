@@ -27,6 +27,20 @@ std::string magnitude(long double x) {
 /// must stay below half the type's largest value, leaving room for rounding. Enormous
 /// couplings whose numbers fit are allowed: beta = 1e300 is Ising at zero temperature. Only
 /// the first overflow of a point is reported, blamed on the largest coupling involved.
+namespace {
+
+/// Where a coupling is given: model.<key>, or its tempering ladder (whose largest entry the
+/// checks take); null when neither.
+const toml::node* coupling_node(Reader& r, const char* key) {
+  const toml::node* node = r.find("model", key);
+  return node ? node : r.find("tempering", key);
+}
+std::string coupling_name(Reader& r, const std::string& key) {
+  return (r.find("model", key.c_str()) ? "model." : "tempering.") + key;
+}
+
+}  // namespace
+
 void refuse_overflowing_couplings(const Config& c, Reader& r) {
   struct Product {
     std::string what;
@@ -94,7 +108,7 @@ void refuse_overflowing_couplings(const Config& c, Reader& r) {
     // Blame the coupling of largest magnitude among those the input gives; name the others.
     std::vector<std::pair<std::string, double>> given;
     for (const char* key : p.keys) {
-      if (!r.find("model", key)) continue;
+      if (!coupling_node(r, key)) continue;
       const std::string k = key;
       given.emplace_back(k, k == "beta"     ? c.beta
                             : k == "kappa"  ? c.kappa
@@ -108,9 +122,10 @@ void refuse_overflowing_couplings(const Config& c, Reader& r) {
     std::string others;
     for (const auto& [key, value] : given) {
       if (key != blamed->first)
-        others += (others.empty() ? "with model." : ", model.") + key + " = " + shortest(value);
+        others +=
+            (others.empty() ? "with " : ", ") + coupling_name(r, key) + " = " + shortest(value);
     }
-    r.fail(*r.find("model", blamed->first.c_str()), "model." + blamed->first,
+    r.fail(*coupling_node(r, blamed->first.c_str()), coupling_name(r, blamed->first),
            others + (others.empty() ? "" : ", ") + p.what + " is " + magnitude(p.size) +
                ", which overflows a " + (in_float ? "float" : "double") + " (largest " +
                magnitude(largest) +

@@ -71,7 +71,7 @@ bool at_default(const KeySpec& spec, const Config& c) {
 toml::table echo_table(const Config& c, bool chain_only) {
   toml::table t;
   for (const KeySpec& spec : key_specs()) {
-    if (!spec.echo || !applies(spec, c)) continue;
+    if (!spec.echo || !applies(spec, c) || replaced_by_ladder(spec, c)) continue;
     if (spec.presence == Presence::optional && is_empty(spec, c)) continue;
     if (chain_only && (spec.chain == ChainRole::no ||
                        (spec.chain == ChainRole::unless_default && at_default(spec, c))))

@@ -74,7 +74,13 @@ std::string shortest(double x) {
 std::string show(const toml::node& node) {
   std::ostringstream os;
   if (const auto* f = node.as_floating_point()) return shortest(f->get());
-  node.visit([&](auto&& v) { os << v; });
+  if (const auto* array = node.as_array()) {  // entries as show() writes them: 0.3, not 0.2999...
+    os << "[";
+    for (size_t i = 0; i < array->size(); ++i) os << (i ? ", " : "") << show(*array->get(i));
+    os << "]";
+  } else {
+    node.visit([&](auto&& v) { os << v; });
+  }
   std::string s = os.str();
   if (s.size() > 60) s = s.substr(0, 57) + "...";
   return s;
@@ -152,6 +158,8 @@ void Reader::read_key(const KeySpec& spec, Config& c) {
       return store(spec, c, grid(spec, *node));
     case KeyType::duration:
       return store(spec, c, duration(spec, *node));
+    case KeyType::ladder:
+      return store(spec, c, ladder(spec, *node));
   }
 }
 
@@ -255,6 +263,45 @@ std::vector<std::string> Reader::choice_list(const KeySpec& spec, const toml::no
     items.push_back(v->get());
   }
   return items;
+}
+
+/// A tempering ladder: min_int to max_int finite numbers >= min, strictly increasing or strictly
+/// decreasing (so every rung is distinct and rung order is coupling order); empty when bad.
+std::vector<double> Reader::ladder(const KeySpec& spec, const toml::node& node) {
+  const std::string name = spec.name();
+  const toml::array* array = node.as_array();
+  if (!array || array->size() < static_cast<size_t>(spec.min_int) ||
+      array->size() > static_cast<size_t>(spec.max_int)) {
+    fail(node, name,
+         "expected an array of " + std::to_string(spec.min_int) + " to " +
+             std::to_string(spec.max_int) + " numbers, one per rung of the ladder");
+    return {};
+  }
+  std::vector<double> values;
+  for (const toml::node& element : *array) {
+    std::optional<double> x;
+    if (const auto* f = element.as_floating_point()) x = f->get();
+    if (const auto* i = element.as_integer()) x = static_cast<double>(i->get());
+    if (!x || !std::isfinite(*x)) {
+      fail(node, name, "entry " + show(element) + " is not a finite number");
+      return {};
+    }
+    if (*x < spec.min) {
+      fail(node, name, "entry " + show(element) + " must be >= " + shortest(spec.min));
+      return {};
+    }
+    values.push_back(*x);
+  }
+  const bool rising = values[1] > values[0];
+  for (size_t k = 1; k < values.size(); ++k) {
+    if (rising ? values[k] > values[k - 1] : values[k] < values[k - 1]) continue;
+    fail(node, name,
+         "the ladder must be strictly increasing or strictly decreasing, but entry " +
+             std::to_string(k) + " (" + shortest(values[k]) + ") follows " +
+             shortest(values[k - 1]));
+    return {};
+  }
+  return values;
 }
 
 void Reader::reject_unknown() {

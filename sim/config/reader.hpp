@@ -54,6 +54,7 @@ class Reader {
   std::vector<int64_t> dims(const KeySpec& spec, const toml::node* node);
   std::vector<int> grid(const KeySpec& spec, const toml::node& node);
   std::string duration(const KeySpec& spec, const toml::node& node);
+  std::vector<double> ladder(const KeySpec& spec, const toml::node& node);
 
   const toml::table& root_;
   std::string source_;

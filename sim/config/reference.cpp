@@ -86,6 +86,11 @@ std::string type_text(const KeySpec& spec) {
     case KeyType::duration:
       text = "`\"[D-]HH:MM:SS\"`";
       break;
+    case KeyType::ladder:
+      text = "array of " + bound_text(spec.min_int) + "-" + bound_text(spec.max_int) +
+             (std::isinf(spec.min) ? " numbers" : " numbers >= " + bound_text(spec.min)) +
+             ", monotone";
+      break;
   }
   return spec.sweepable ? text + ", or a sweep" : text;
 }

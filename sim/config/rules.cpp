@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <sstream>
 
@@ -13,8 +14,95 @@ namespace lattica::config {
 
 namespace {
 
+/// A model coupling that a ladder replaces: model.<key> is not read (giving both is an error),
+/// and holds the ladder's first rung once read. Returns the keys not to read.
+std::set<std::string> replace_by_ladders(Reader& r) {
+  std::set<std::string> replaced;
+  for (const TemperedCoupling& t : tempered_couplings()) {
+    if (!r.find("tempering", t.key)) continue;
+    replaced.insert(std::string("model.") + t.key);
+    if (const toml::node* given = r.find("model", t.key)) {
+      r.fail(*given, std::string("model.") + t.key,
+             std::string("give either model.") + t.key + " or the ladder tempering." + t.key +
+                 " (which sets it per rung), not both");
+    }
+  }
+  return replaced;
+}
+
+/// Parallel tempering's rules: ladders of one length, few enough replicas, and no option that
+/// needs one set of couplings.
+void check_tempering(Config& c, Reader& r) {
+  const int rungs = c.rungs();
+  if (rungs == 0) return;
+  const char* first = nullptr;  // the first ladder given: messages about the ladder name it
+  for (const TemperedCoupling& t : tempered_couplings()) {
+    const std::vector<double>& ladder = c.*t.ladder;
+    if (ladder.empty()) continue;
+    const std::string name = std::string("tempering.") + t.key;
+    if (!first) first = t.key;
+    if (ladder.size() != static_cast<size_t>(rungs)) {
+      r.fail(*r.find("tempering", t.key), name,
+             "has " + std::to_string(ladder.size()) + " rungs but another ladder has " +
+                 std::to_string(rungs) + "; every ladder needs one value per rung");
+    }
+    c.*t.value = ladder.front();
+  }
+  const toml::node* ladder_node = r.find("tempering", first);
+  const std::string ladder_name = std::string("tempering.") + first;
+  if (static_cast<int64_t>(rungs) * c.replicas > kMaxReplicas) {
+    r.fail(*ladder_node, ladder_name,
+           std::to_string(rungs) + " rungs x run.replicas = " + std::to_string(c.replicas) +
+               " ladders is more than " + std::to_string(kMaxReplicas) +
+               " replicas, the most the random-number counter names");
+  }
+  if (uses_langevin(c.sequence)) {
+    const toml::node* node = r.find("update", "sequence");
+    r.fail(node ? *node : *r.find("update", "algorithm"),
+           node ? "update.sequence" : "update.algorithm",
+           "\"langevin\" and \"mala\" move the field with one set of couplings; parallel "
+           "tempering ([tempering]) needs metropolis, heatbath, overrelaxation or cluster passes");
+  }
+  for (const char* key : {"structure_factor", "timeslice"}) {
+    const toml::node* node = r.find("measure", key);
+    if (node && node->value_or(false)) {
+      r.fail(*node, std::string("measure.") + key,
+             "not available with parallel tempering ([tempering]): it is taken per replica "
+             "slot, whose couplings change with every exchange");
+    }
+  }
+  const bool clusters = std::any_of(c.sequence.begin(), c.sequence.end(), [](const std::string& a) {
+    return a == "swendsen_wang" || a == "wolff";
+  });
+  if (c.model_kind == "potts" && clusters) {
+    for (double h : c.tempering_h) {
+      if (h >= 0) continue;
+      r.fail(*r.find("tempering", "h"), "tempering.h",
+             "Potts cluster moves need every rung's field h >= 0 (it enters by bonds to a ghost "
+             "spin in state 0); entry " +
+                 shortest(h) + " is negative");
+      break;
+    }
+  }
+  if (c.model_kind == "phi4" && !c.dims.empty()) {
+    // At lambda = 0 the action is unbounded below unless kappa < 1/(2d): at every rung.
+    const double d = static_cast<double>(c.dims.size());
+    for (int k = 0; k < rungs; ++k) {
+      const double kappa = c.tempering_kappa.empty() ? c.kappa : c.tempering_kappa[k];
+      const double lambda = c.tempering_lambda.empty() ? c.lambda : c.tempering_lambda[k];
+      if (lambda != 0.0 || 2.0 - 4.0 * d * kappa > 0.0) continue;
+      r.fail(*ladder_node, ladder_name,
+             "rung " + std::to_string(k) + " has lambda = 0 and kappa = " + shortest(kappa) +
+                 ": the action is unbounded below unless kappa < 1/(2d) = " +
+                 shortest(1.0 / (2.0 * d)));
+      break;
+    }
+  }
+}
+
 /// Rules between keys, after every key is read.
 void check_cross_key_rules(Config& c, Reader& r) {
+  check_tempering(c, r);  // first: it sets the tempered couplings to their first rung
   const toml::node* algorithm_node = r.find("update", "algorithm");
   const toml::node* sequence_node = r.find("update", "sequence");
   if (!c.sequence.empty() &&
@@ -79,8 +167,8 @@ void check_run_limits(const Config& c, const std::string& source_name,
     const EngineSettings settings = c.engine_settings();
     const long double copies = c.snapshot_every > 0 ? Engine::kSnapshotSlots + 1 : 2;
     const long double frame = c.snapshot_packing == "bits" ? 0.125L : site_bytes(settings);
-    const long double needed = (copies - 1) * c.replicas * c.volume() * frame +
-                               c.replicas * c.volume() * site_bytes(settings) +
+    const long double needed = (copies - 1) * settings.replicas * c.volume() * frame +
+                               settings.replicas * c.volume() * site_bytes(settings) +
                                (c.backend == "cuda" ? 0.0L : engine_bytes(settings));
     const long double available = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
                                   static_cast<long double>(sysconf(_SC_PAGE_SIZE));
@@ -118,9 +206,19 @@ Config read_point(const toml::table& root, const std::string& source_name,
            "give either update.algorithm (one pass per sweep) or update.sequence, not both");
     judged = {"update.algorithm", "update.sequence"};
   }
+  for (const std::string& name : replace_by_ladders(r)) judged.insert(name);
   r.read_keys(c, judged);
   check_cross_key_rules(c, r);
-  if (!c.dims.empty() && !c.sequence.empty() && errors.empty()) refuse_overflowing_couplings(c, r);
+  if (!c.dims.empty() && !c.sequence.empty() && errors.empty()) {
+    // A tempered run is checked at each ladder's entry of largest magnitude.
+    Config extreme = c;
+    for (const TemperedCoupling& t : tempered_couplings()) {
+      for (double x : c.*t.ladder) {
+        if (std::fabs(x) > std::fabs(extreme.*t.value)) extreme.*t.value = x;
+      }
+    }
+    refuse_overflowing_couplings(extreme, r);
+  }
   check_run_limits(c, source_name, errors);
   return c;
 }

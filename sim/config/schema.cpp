@@ -20,6 +20,7 @@ std::vector<Choice> pass_choices() {
 const std::vector<Choice> kPasses = pass_choices();
 
 bool has_langevin_pass(const Config& c) { return uses_langevin(c.sequence); }
+bool has_ladder(const Config& c) { return c.rungs() > 0; }
 bool has_wolff_pass(const Config& c) {
   return std::find(c.sequence.begin(), c.sequence.end(), "wolff") != c.sequence.end();
 }
@@ -62,7 +63,8 @@ std::vector<KeySpec> make_specs() {
           .refused_with("phi^4 has no inverse temperature; it uses model.kappa and model.lambda")
           .explained("inverse temperature, a number >= 0",
                      "inverse temperature beta (J = 1); phi^4 refuses it (its couplings are in "
-                     "the action)"),
+                     "the action). Not given with a ladder `tempering.beta`, which replaces it "
+                     "(likewise for `kappa`, `lambda` and `h`)"),
       KeySpec("model", "kappa", K::number, &Config::kappa)
           .required()
           .at_least(0.0)
@@ -215,7 +217,8 @@ std::vector<KeySpec> make_specs() {
                      "(fills a GPU with small lattices); replica r has its own random stream, and "
                      "replica 0 is the chain a single-replica run gives, except that a tuned "
                      "Metropolis step (continuous models) is tuned on the acceptance of all "
-                     "replicas together, so then replica 0 differs"),
+                     "replicas together, so then replica 0 differs. With `[tempering]`: "
+                     "independent ladders, each of one replica per rung"),
       KeySpec("run", "checkpoint_every", K::integer, &Config::checkpoint_every)
           .defaults_to(0)
           .range(0, kMaxCount)
@@ -300,6 +303,39 @@ std::vector<KeySpec> make_specs() {
           .range(1, kMaxCount)
           .chain_role(ChainRole::no)
           .explained("measurements between flushes to disk", "measurements between writes to disk"),
+      // [tempering]
+      KeySpec("tempering", "beta", K::ladder, &Config::tempering_beta)
+          .at_least(0.0)
+          .range(2, kMaxReplicas)
+          .for_models(kIsing | kPotts | kOn)
+          .refused_with("phi^4 has no inverse temperature; temper tempering.kappa or "
+                        "tempering.lambda")
+          .explained("",
+                     "parallel tempering: the inverse temperatures of the rungs, each >= 0, "
+                     "strictly increasing or decreasing, in place of `model.beta` (see "
+                     "[Parallel tempering](#parallel-tempering-replica-exchange))"),
+      KeySpec("tempering", "kappa", K::ladder, &Config::tempering_kappa)
+          .at_least(0.0)
+          .range(2, kMaxReplicas)
+          .for_models(kPhi4)
+          .explained("", "phi^4: a ladder of hopping parameters in place of `model.kappa`"),
+      KeySpec("tempering", "lambda", K::ladder, &Config::tempering_lambda)
+          .at_least(0.0)
+          .range(2, kMaxReplicas)
+          .for_models(kPhi4)
+          .explained("", "phi^4: a ladder of quartic couplings in place of `model.lambda`"),
+      KeySpec("tempering", "h", K::ladder, &Config::tempering_h)
+          .range(2, kMaxReplicas)
+          .explained("", "a ladder of fields in place of `model.h`"),
+      KeySpec("tempering", "exchange_every", K::integer, &Config::exchange_every)
+          .defaults_to(1)
+          .range(1, kMaxCount)
+          .when(has_ladder, "a ladder (`tempering.beta`, `kappa`, `lambda` or `h`)")
+          .refused_with("needs a ladder: tempering.beta, tempering.kappa, tempering.lambda or "
+                        "tempering.h")
+          .explained("sweeps between exchange rounds",
+                     "sweeps between exchange rounds; rounds alternate between the pairs of "
+                     "rungs (0, 1), (2, 3), ... and (1, 2), (3, 4), ..."),
       // [parallel]
       KeySpec("parallel", "grid", K::grid, &Config::parallel_grid)
           .chain_role(ChainRole::no)  // a checkpoint resumes on any number of ranks
@@ -322,6 +358,23 @@ const std::vector<PassName>& pass_names() {
       {"swendsen_wang", UpdateAlgorithm::swendsen_wang, kAllModels},
       {"wolff", UpdateAlgorithm::wolff, kAllModels}};
   return names;
+}
+
+const std::vector<TemperedCoupling>& tempered_couplings() {
+  static const std::vector<TemperedCoupling> couplings = {
+      {"beta", &Config::beta, &Config::tempering_beta},
+      {"kappa", &Config::kappa, &Config::tempering_kappa},
+      {"lambda", &Config::lambda, &Config::tempering_lambda},
+      {"h", &Config::field, &Config::tempering_h}};
+  return couplings;
+}
+
+bool replaced_by_ladder(const KeySpec& spec, const Config& c) {
+  if (std::string(spec.section) != "model") return false;
+  for (const TemperedCoupling& t : tempered_couplings()) {
+    if (spec.key == std::string(t.key)) return !(c.*t.ladder).empty();
+  }
+  return false;
 }
 
 UpdateAlgorithm update_algorithm_named(const std::string& name) {

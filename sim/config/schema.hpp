@@ -26,6 +26,7 @@ enum class KeyType {
   dims,         ///< lattice.dims: 1 to 4 even sizes whose lattice the RNG can name and memory holds
   grid,         ///< parallel.grid: 1 to 4 box counts >= 1
   duration,     ///< run.walltime: "[D-]HH:MM:SS" (or a TOML time) beyond the walltime margin
+  ladder,       ///< [tempering]: 2 to max_items finite numbers >= min, strictly monotone
 };
 
 /// Models as bits: the models a key, or a choice of a key, applies to.
@@ -61,16 +62,24 @@ struct PassName {
   UpdateAlgorithm algorithm;
   unsigned models;
 };
+/// A coupling parallel tempering can vary: model.<key>, replaced by the ladder tempering.<key>.
+struct TemperedCoupling {
+  const char* key;                      ///< "beta", "kappa", "lambda" or "h"
+  double Config::*value;                ///< the model's coupling (a ladder's first rung)
+  std::vector<double> Config::*ladder;  ///< its ladder; empty: not tempered
+};
+const std::vector<TemperedCoupling>& tempered_couplings();
+
 /// Every pass name, in the order messages list them: a new pass registers its name here.
 const std::vector<PassName>& pass_names();
 /// The algorithm of a pass name. Precondition: a name pass_names() lists.
 UpdateAlgorithm update_algorithm_named(const std::string& name);
 
 /// Where a key's value lives in Config.
-using Field =
-    std::variant<int Config::*, int64_t Config::*, uint64_t Config::*, double Config::*,
-                 bool Config::*, std::string Config::*, std::vector<std::string> Config::*,
-                 std::vector<int64_t> Config::*, std::vector<int> Config::*>;
+using Field = std::variant<int Config::*, int64_t Config::*, uint64_t Config::*, double Config::*,
+                           bool Config::*, std::string Config::*,
+                           std::vector<std::string> Config::*, std::vector<int64_t> Config::*,
+                           std::vector<int> Config::*, std::vector<double> Config::*>;
 
 /// A default value: integer, number, boolean or string.
 using Fallback = std::variant<std::monostate, int64_t, double, bool, const char*>;
@@ -191,6 +200,9 @@ struct KeySpec {
 /// Every key, grouped by section: sections and keys in the order messages and the README list
 /// them, which is also the order they are read in.
 const std::vector<KeySpec>& key_specs();
+
+/// Whether spec is a model coupling that a ladder of c replaces (it is neither read nor echoed).
+bool replaced_by_ladder(const KeySpec& spec, const Config& c);
 
 /// The sections, in the order of the table.
 std::vector<std::string> section_names();

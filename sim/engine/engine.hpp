@@ -25,6 +25,12 @@ struct MeasurementBatch {
   /// The measurements that took time-slice correlators, and C[(j * R + r) * T + dt][p].
   std::vector<int64_t> timeslice_rows;
   std::vector<double> timeslice_values;
+  /// Tempered runs: values are in rung order (replica index l * rungs + k: ladder l, rung k);
+  /// replica_rungs[k * replicas + slot] is the rung of each configuration slot, and
+  /// log_weights[(k * replicas + i) * rungs + j] ln of the Boltzmann weight of the
+  /// configuration at rung-ordered index i under rung j's couplings (for reweighting).
+  std::vector<int32_t> replica_rungs;
+  std::vector<double> log_weights;
 };
 
 /// Running sums of the structure factor S(k) = sum_c |phi_c(k)|^2 / V over every sample (one
@@ -61,6 +67,21 @@ struct StepTuning {
   double langevin_acceptance = -1.0;  ///< mala: over the last block of thermalization sweeps
 };
 
+/// Parallel tempering's permutation and statistics (all empty without tempering). Slot
+/// l * rungs + i of ladder l holds one configuration; its rung changes when exchanges swap
+/// couplings. A round trip is a configuration's way from the bottom rung (0) to the top one and
+/// back; `direction` labels it for the round trips and the ladder feedback (Katzgraber et al.).
+struct TemperingState {
+  int rungs = 0;
+  std::vector<int32_t> rung_of_slot;       ///< [slot]
+  std::vector<int8_t> direction;           ///< [slot]: +1 from the bottom, -1 from the top, 0
+  std::vector<int64_t> bottom_sweep;       ///< [slot]: when it last left the bottom rung
+  std::vector<int64_t> attempts, accepts;  ///< [pair (k, k + 1)], summed over ladders
+  std::vector<int64_t> round_trip_sweeps;  ///< each completed round trip's length in sweeps
+  std::vector<int64_t> up_visits;          ///< [rung]: exchange rounds it held a +1 slot
+  std::vector<int64_t> down_visits;        ///< [rung]: ... a -1 slot
+};
+
 /// Everything an engine needs to continue its chain exactly where it was (checkpoints): with
 /// the counter-based random numbers no generator state is needed.
 struct EngineState {
@@ -70,6 +91,7 @@ struct EngineState {
   int64_t measurements = 0;              ///< taken so far (sets the spectral measurements' cadence)
   StepTuning tuning;                     ///< steps, kernel shift and acceptances in use
   bool langevin_shift_set = false;       ///< whether the shift was estimated yet
+  TemperingState tempering;              ///< rungs = 0 without tempering
 };
 
 /// A Markov chain (or several replicas of it) on one backend. Sweep indices are global: sweep
@@ -126,6 +148,8 @@ class Engine {
   /// initialize().
   virtual void restore(const EngineState& state) = 0;
   virtual int replicas() const = 0;
+  /// Parallel tempering's permutation and statistics so far (rungs = 0 when not tempered).
+  virtual TemperingState tempering() const { return {}; }
   virtual int64_t volume() const = 0;
   virtual std::string backend_name() const = 0;  ///< "cpu" or "cuda"
   virtual std::string device_name() const = 0;

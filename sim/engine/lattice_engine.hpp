@@ -8,6 +8,7 @@
 //   MeasurementQueue, SpectralMeasurements   what measure() queues and collect() returns
 //   SnapshotFrames snapshots copied while the chain goes on
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -35,6 +36,7 @@ template <class Exec, int D, class Model, class Storage>
 class LatticeEngine final : public Engine {
   using Spin = typename Model::Spin;
   using Sums = typename Model::Sums;
+  using Params = typename Model::Params;
   /// Bit-packed snapshots (EngineSettings::snapshot_bits) are an Ising format.
   static constexpr bool kBitSnapshots = std::is_same_v<Model, IsingModel>;
 
@@ -47,11 +49,13 @@ class LatticeEngine final : public Engine {
         settings_(settings),
         box_(make_box(settings)),
         storage_(exec_, lattice_, settings, box_.get()),
+        tempering_(exec_, settings_, D),
         sweeper_(PassContext<Exec, D, Model, Storage>{exec_, lattice_, storage_, box_.get(),
-                                                      settings_, params_}),
+                                                      settings_, params_, tempering_}),
         queue_(exec_, settings.replicas, settings.measurement_capacity),
         estimates_(exec_, sweeper_.estimates(), settings.replicas, settings.measurement_capacity),
         snapshots_(exec_) {
+    tempering_.refresh(params_);
     if (settings.snapshot_bits && !kBitSnapshots) {
       throw InputError("output.snapshot_packing: \"bits\" is for the Ising model only");
     }
@@ -68,6 +72,7 @@ class LatticeEngine final : public Engine {
   }
   void thermalization_sweep(uint64_t first, uint64_t count) override {
     sweeper_.thermalize(first, count);
+    tempering_.refresh(params_);  // a pass may have tuned the shared step
   }
   StepTuning step_tuning() const override {
     StepTuning tuning;
@@ -102,8 +107,10 @@ class LatticeEngine final : public Engine {
 
   void collect(MeasurementBatch& out) override {
     Communicator* ranks = box_ ? &box_->communicator() : nullptr;
-    queue_.collect(params_, static_cast<double>(volume_), ranks, out);
+    queue_.collect(params_, static_cast<double>(volume_), ranks, out,
+                   tempering_.on() ? record_params() : nullptr);
     estimates_.append_to(out, Model::observable_names(params_).size(), ranks);
+    if (tempering_.on()) order_by_rung(out);
     if (spectral_) return spectral_->collect(out);
     out.spectral_rows.clear();
     out.spectral_values.clear();
@@ -154,6 +161,7 @@ class LatticeEngine final : public Engine {
     s.measurements = measurements_;
     s.tuning = step_tuning();
     sweeper_.save(s);
+    s.tempering = tempering_.state();
     return s;
   }
 
@@ -172,10 +180,12 @@ class LatticeEngine final : public Engine {
     measurements_ = s.measurements;
     if (spectral_) spectral_->restore(s.structure_factor);
     sweeper_.restore(s);
+    tempering_.restore(s.tempering, params_);
     exec_.synchronize();
   }
 
   int replicas() const override { return settings_.replicas; }
+  TemperingState tempering() const override { return tempering_.state(); }
   int64_t volume() const override { return volume_; }
   std::string backend_name() const override { return Exec::kBackendName; }
   std::string device_name() const override { return exec_.device_name(); }
@@ -223,6 +233,38 @@ class LatticeEngine final : public Engine {
     }
     ++measurements_;
     queue_.push();
+    const std::vector<int32_t>& rungs = tempering_.state().rung_of_slot;
+    queued_rungs_.insert(queued_rungs_.end(), rungs.begin(), rungs.end());
+  }
+
+  /// Tempered: the couplings of each queued record (its slot's rung when it was measured).
+  const Params* const* record_params() {
+    record_params_.resize(queued_rungs_.size());
+    for (size_t i = 0; i < queued_rungs_.size(); ++i)
+      record_params_[i] = &tempering_.rung_params(queued_rungs_[i]);
+    return record_params_.data();
+  }
+
+  /// Tempered: each measurement's rows into rung order (index l * rungs + k: ladder l, rung k),
+  /// with the slots' rungs and every configuration's log weight at every rung.
+  void order_by_rung(MeasurementBatch& out) {
+    const int rungs = tempering_.rungs();
+    const auto slots = static_cast<size_t>(replicas());
+    const size_t records = static_cast<size_t>(out.count) * slots;
+    const size_t width = records ? out.values.size() / records : 0;
+    const std::vector<Sums>& sums = queue_.collected_sums();
+    std::vector<double> values(out.values.size());
+    out.log_weights.assign(records * static_cast<size_t>(rungs), 0.0);
+    for (size_t i = 0; i < records; ++i) {
+      const size_t slot = i % slots;
+      const size_t to = i - slot % rungs + static_cast<size_t>(queued_rungs_[i]);  // same ladder
+      std::copy_n(&out.values[i * width], width, &values[to * width]);
+      for (int j = 0; j < rungs; ++j)
+        out.log_weights[to * rungs + static_cast<size_t>(j)] = tempering_.log_weight(j, sums[i]);
+    }
+    out.values = std::move(values);
+    out.replica_rungs = std::move(queued_rungs_);
+    queued_rungs_.clear();
   }
 
   /// A decomposed engine's snapshot: gathered into rank 0's frame at once (bit-packed there).
@@ -243,12 +285,15 @@ class LatticeEngine final : public Engine {
   EngineSettings settings_;
   std::unique_ptr<DecomposedBox<Exec, D>> box_;  ///< this rank's box, when decomposed
   Storage storage_;
+  Tempering<Exec, Model> tempering_;  ///< parallel tempering's couplings and exchanges, or off
   Sweeper<Exec, D, Model, Storage> sweeper_;
   MeasurementQueue<Exec, Model> queue_;
   EstimateQueue<Exec> estimates_;
   std::optional<SpectralMeasurements<Exec>> spectral_;  ///< when measured, on rank 0
   SnapshotFrames<Exec> snapshots_;
-  int64_t measurements_ = 0;  ///< measurements taken so far (the spectral cadence)
+  int64_t measurements_ = 0;           ///< measurements taken so far (the spectral cadence)
+  std::vector<int32_t> queued_rungs_;  ///< tempered: [k * replicas + slot] of queued ones
+  std::vector<const Params*> record_params_;
   // Decomposed: rank 0's whole configuration for the spectra, on the host and the backend.
   std::vector<Spin> whole_host_;
   typename Exec::template Buffer<Spin> whole_lexicographic_;

@@ -42,9 +42,11 @@ class MeasurementQueue {
 
   /// Moves the queued sums into out.count and out.values (observables of volume `volume`) and
   /// into the histograms. `ranks`: a decomposed run's ranks, whose partial sums are added
-  /// first (the same totals on every rank), or null.
+  /// first (the same totals on every rank), or null. `record_params`: the couplings of each
+  /// record k * replicas + r (tempered runs), or null: `params` for all.
   void collect(const typename Model::Params& params, double volume, Communicator* ranks,
-               MeasurementBatch& out) {
+               MeasurementBatch& out,
+               const typename Model::Params* const* record_params = nullptr) {
     const int64_t n = queued_ * replicas_;
     host_sums_.resize(static_cast<size_t>(n));
     exec_.copy_to_host(sums_, host_sums_.data(), n);
@@ -57,8 +59,8 @@ class MeasurementQueue {
     out.count = queued_;
     out.values.resize(static_cast<size_t>(n) * observables);
     for (int64_t i = 0; i < n; ++i) {
-      Model::observables(params, host_sums_[static_cast<size_t>(i)], volume,
-                         &out.values[i * observables]);
+      Model::observables(record_params ? *record_params[i] : params,
+                         host_sums_[static_cast<size_t>(i)], volume, &out.values[i * observables]);
     }
     if constexpr (Model::kExactHistograms) {
       const std::vector<HistogramInfo> info = Model::histograms();
@@ -70,6 +72,8 @@ class MeasurementQueue {
     queued_ = 0;
   }
 
+  /// The sums the last collect() moved to the host, [k * replicas + r].
+  const std::vector<Sums>& collected_sums() const { return host_sums_; }
   const std::vector<ExactHistogram>& histograms() const { return histograms_; }
   void restore(const std::vector<ExactHistogram>& histograms) { histograms_ = histograms; }
 

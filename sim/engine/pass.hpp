@@ -16,6 +16,7 @@
 #include "kernels/models/lattice_model.hpp"
 #include "sim/engine/decomposed_box.hpp"
 #include "sim/engine/engine.hpp"
+#include "sim/engine/tempering.hpp"
 
 namespace lattica {
 
@@ -27,7 +28,13 @@ struct PassContext {
   Storage& storage;
   DecomposedBox<Exec, D>* box;  ///< null when the lattice is not decomposed
   const EngineSettings& settings;
-  typename Model::Params& params;  ///< shared by every pass; a pass may tune its step
+  typename Model::Params& params;     ///< shared by every pass; a pass may tune its step
+  Tempering<Exec, Model>& tempering;  ///< parallel tempering's per-replica couplings, or off
+
+  /// What a pass's functors take: `params` for every replica, or each its own when tempered.
+  ReplicaParams<typename Model::Params> replica_params() const {
+    return {params, tempering.table()};
+  }
 };
 
 /// An observable a pass estimates itself (a cluster pass's improved estimator).

@@ -2,6 +2,7 @@
 // What an engine is asked to sample: the settings the driver derives from the validated
 // configuration, in plain types (no configuration or output libraries).
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -22,6 +23,22 @@ class InputError : public std::runtime_error {
 enum class InitialState { cold, hot };
 enum class ModelKind { ising, potts, on, phi4 };
 enum class Precision { float32, float64 };  ///< of a continuous model's field
+
+/// Parallel tempering (issue 21): a ladder of rungs, each with its own couplings. A tempered
+/// engine has rungs x ladders replicas; replica slot l * rungs + k starts at rung k of ladder l,
+/// and exchanges permute the couplings among a ladder's slots (the configurations stay put).
+struct TemperingSettings {
+  /// The tempered couplings, each empty (the model's value for every rung) or one per rung.
+  std::vector<double> beta, kappa, lambda, field;
+  int64_t exchange_every = 1;  ///< sweeps between exchange rounds (alternating even, odd pairs)
+
+  /// Rungs of a ladder; 0: no tempering.
+  int rungs() const {
+    size_t n = 0;
+    for (const auto* list : {&beta, &kappa, &lambda, &field}) n = std::max(n, list->size());
+    return static_cast<int>(n);
+  }
+};
 
 /// What an engine needs to know; derived from the validated configuration.
 struct EngineSettings {
@@ -44,7 +61,8 @@ struct EngineSettings {
   double langevin_step = 0.1;      ///< Fourier-accelerated Langevin time step (phi^4)
   uint64_t seed = 0;
   InitialState start = InitialState::hot;
-  int replicas = 1;  ///< independent chains of the same parameters, updated together
+  int replicas = 1;             ///< chains updated together: independent ones, or rungs x ladders
+  TemperingSettings tempering;  ///< rungs() == 0: every replica has the couplings above
   int64_t measurement_capacity = 1024;  ///< measurements queued before collect() must run
   /// Structure factor of the order-parameter field on every k-th measurement; 0: off.
   int64_t structure_factor_every = 0;
@@ -69,6 +87,19 @@ struct EngineSettings {
   int cuda_block_size = 256;  ///< threads per block; the chain does not depend on it
 };
 
+/// The settings of rung `rung` of a tempered run: its couplings in place of the model's.
+inline EngineSettings at_rung(const EngineSettings& s, int rung) {
+  EngineSettings r = s;
+  const auto take = [rung](const std::vector<double>& ladder, double& value) {
+    if (!ladder.empty()) value = ladder[static_cast<size_t>(rung)];
+  };
+  take(s.tempering.beta, r.beta);
+  take(s.tempering.kappa, r.kappa);
+  take(s.tempering.lambda, r.lambda);
+  take(s.tempering.field, r.field);
+  return r;
+}
+
 /// Sites of a lattice of these extents.
 inline int64_t volume_of(const std::vector<int64_t>& dims) {
   int64_t v = 1;
@@ -90,9 +121,12 @@ inline size_t site_bytes(const EngineSettings& s) {
 }
 
 /// Whether an engine of these settings keeps Ising spins multi-spin coded, 1 bit each
-/// (kernels/models/ising_packed.hpp): Ising, multispin on, the last extent a multiple of 64.
+/// (kernels/models/ising_packed.hpp): Ising, multispin on, not tempered, the last extent a
+/// multiple of 64.
 inline bool uses_packed_ising(const EngineSettings& s) {
-  return s.model == ModelKind::ising && s.multispin && !s.dims.empty() && s.dims.size() <= 4 &&
+  // Tempered runs keep bytes: their replicas' couplings differ, the packed passes share one.
+  return s.model == ModelKind::ising && s.multispin && s.tempering.rungs() == 0 &&
+         !s.dims.empty() && s.dims.size() <= 4 &&
          packable_lattice(s.dims.data(), static_cast<int>(s.dims.size()));
 }
 

@@ -17,7 +17,7 @@ class Sweeper {
   using PassType = Pass<Exec, D, Model, Storage>;
 
  public:
-  explicit Sweeper(const PassContext<Exec, D, Model, Storage>& context) {
+  explicit Sweeper(const PassContext<Exec, D, Model, Storage>& context) : context_(context) {
     const std::vector<UpdateAlgorithm>& sequence = context.settings.sequence;
     if (sequence.empty() || sequence.size() > kMaxUpdatePasses) {
       throw InputError("update.sequence: 1 to " + std::to_string(kMaxUpdatePasses) +
@@ -30,6 +30,10 @@ class Sweeper {
   /// Sweep `sweep`: every entry in order. `counting`: a thermalization sweep. `sums`: where the
   /// last entry also queues the following measurement (only when fuses_measurement()).
   void sweep(uint64_t sweep, bool counting, typename Model::Sums* sums = nullptr) {
+    // Parallel tempering's exchange round, when one is due, comes first: a measurement after
+    // sweep - 1 saw the couplings before it.
+    context_.tempering.before_sweep(sweep, context_.storage, context_.params,
+                                    context_.box ? &context_.box->communicator() : nullptr);
     for (size_t i = 0; i < entries_.size(); ++i) {
       const bool last = i + 1 == entries_.size();
       entries_[i].pass->run(entries_[i].algorithm, static_cast<uint32_t>(i), sweep, counting,
@@ -87,6 +91,7 @@ class Sweeper {
     return passes_.back().get();
   }
 
+  PassContext<Exec, D, Model, Storage> context_;
   std::vector<std::unique_ptr<PassType>> passes_;  ///< in order of first use
   std::vector<Entry> entries_;                     ///< update.sequence
 };

@@ -81,6 +81,37 @@ std::vector<Column> observable_columns(const std::vector<std::string>& names,
   return columns;
 }
 
+/// The columns of /tempering: each measurement's rung of every replica slot and log weights.
+std::vector<Column> tempering_columns(int replicas, int rungs) {
+  const auto slots = static_cast<hsize_t>(replicas), width = static_cast<hsize_t>(rungs);
+  return {make_column("replica_rung", H5T_NATIVE_INT32, {slots}, 1024,
+                      "rung of the configuration in each replica slot (snapshots and "
+                      "checkpoints are in slot order) when the measurement was taken"),
+          make_column("log_weight", H5T_NATIVE_DOUBLE, {slots, width}, 256,
+                      "[measurement, i, j]: ln of the Boltzmann weight of the configuration "
+                      "measured at rung-ordered index i (ladder i / rungs, rung i % rungs) under "
+                      "rung j's couplings, for reweighting across rungs (MBAR)"),
+          make_column("sweep", H5T_NATIVE_INT64, {}, 4096,
+                      "sweeps completed when the measurement was taken")};
+}
+
+/// /tempering of a new file: the ladder (every rung's couplings) and its series.
+RecordSeries create_tempering(hid_t root, const RunMetadata& m) {
+  RecordSeries series =
+      RecordSeries::create(root, "tempering", tempering_columns(m.replicas, m.rungs));
+  const hid_t group = series.group();
+  const int64_t rungs = m.rungs, ladders = m.replicas / m.rungs;
+  write_numeric_attribute(group, "rungs", H5T_NATIVE_INT64, &rungs, 1, true);
+  write_numeric_attribute(group, "ladders", H5T_NATIVE_INT64, &ladders, 1, true);
+  write_numeric_attribute(group, "exchange_every", H5T_NATIVE_INT64, &m.exchange_every, 1, true);
+  std::string tempered;
+  for (const std::string& name : m.tempered) tempered += (tempered.empty() ? "" : ",") + name;
+  write_string_attribute(group, "tempered", tempered);
+  for (const auto& [name, values] : m.rung_couplings)
+    write_vector(group, name.c_str(), values, "the coupling of every rung, rung order");
+  return series;
+}
+
 /// The root attributes of a new file.
 void write_root_attributes(hid_t root, const RunMetadata& m) {
   write_string_attribute(root, "schema", "lattica/1");
@@ -153,6 +184,8 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
                                       observable_columns(observables, descriptions, replicas_));
   snapshots_ = RecordSeries::create(root, "snapshots", snapshot_columns(m));
   write_string_attribute(snapshots_.column(0), "packing", m.snapshot.bit_packed ? "bits" : "none");
+  rungs_ = m.rungs;
+  if (rungs_ > 0) tempering_ = create_tempering(root, m);
   if (m.structure_factor_every > 0 || m.timeslice_every > 0) {
     const H5Id correlators = create_group(root, "correlators");
     if (m.timeslice_every > 0) {
@@ -196,6 +229,11 @@ void OutputFile::reopen(const RunMetadata& m, const std::vector<std::string>& ob
   observables_ = RecordSeries::open(
       root, "observables", observable_columns(observables, {}, replicas_), lengths.measurements);
   snapshots_ = RecordSeries::open(root, "snapshots", snapshot_columns(m), lengths.snapshots);
+  rungs_ = m.rungs;
+  if (rungs_ > 0) {  // one row per measurement, like /observables
+    tempering_ = RecordSeries::open(root, "tempering", tempering_columns(replicas_, rungs_),
+                                    lengths.measurements);
+  }
   if (m.structure_factor_every > 0)
     structure_factor_.open(root, m.dims, replicas_, lengths.structure_factor_series);
   if (m.timeslice_every > 0)
@@ -246,6 +284,18 @@ void OutputFile::append_timeslices(const std::vector<int64_t>& sweeps,
   timeslices_.append(sweeps, values);
 }
 
+void OutputFile::append_tempering(const std::vector<int64_t>& sweeps,
+                                  const std::vector<int32_t>& rungs,
+                                  const std::vector<double>& log_weights) {
+  if (rungs_ == 0 || sweeps.empty()) return;
+  tempering_.append(static_cast<int64_t>(sweeps.size()),
+                    {rungs.data(), log_weights.data(), sweeps.data()});
+}
+
+void OutputFile::write_tempering(const TemperingState& state) {
+  if (rungs_ > 0) write_tempering_statistics(tempering_.group(), state);
+}
+
 void OutputFile::write_structure_factor(const StructureFactorSums& sums) {
   structure_factor_.write_averages(sums);
 }
@@ -265,6 +315,7 @@ void OutputFile::flush() {
   snapshots_.commit();
   if (structure_factor_.exists()) structure_factor_.series().commit();
   if (timeslices_.exists()) timeslices_.series().commit();
+  if (tempering_.exists()) tempering_.commit();
   H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
 }
 
@@ -275,6 +326,7 @@ void OutputFile::close() {
   snapshots_.close();
   structure_factor_.close();
   timeslices_.close();
+  tempering_.close();
   // Closed here, not in a destructor, so that failures are reported.
   H5_CHECK(H5Fclose(file_.release()));
   publish();

@@ -156,8 +156,9 @@ std::vector<std::string> recover_output(const std::string& path) {
     const std::string matched = match_recorded_length(working);
     if (!matched.empty()) done.push_back(matched);
     H5Id file(H5_CHECK(H5Fopen(working.c_str(), H5F_ACC_RDWR, file_access().get())), H5Fclose);
-    for (const char* group_name : {"observables", "snapshots",
-                                   "correlators/structure_factor/series", "correlators/timeslice"})
+    for (const char* group_name :
+         {"observables", "snapshots", "correlators/structure_factor/series",
+          "correlators/timeslice", "tempering"})
       repair_series_group(file.get(), group_name, present, done);
     // Results written in one piece (histograms, the averaged structure factor) that the file
     // does not hold in full are removed rather than read as zeros.

@@ -1,5 +1,6 @@
 #include "sim/output/results.hpp"
 
+#include <type_traits>
 #include <utility>
 
 #include "sim/output/hdf5.hpp"
@@ -33,6 +34,59 @@ void write_histograms(hid_t file, const std::vector<ExactHistogram>& histograms)
             H5Dwrite(set.get(), H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, data->data()));
     }
   }
+}
+
+template <class T>
+void write_vector(hid_t parent, const char* name, const std::vector<T>& values,
+                  const std::string& description) {
+  static_assert(std::is_same_v<T, double> || std::is_same_v<T, int64_t> ||
+                std::is_same_v<T, int32_t>);
+  const hid_t type = std::is_same_v<T, double>    ? H5T_NATIVE_DOUBLE
+                     : std::is_same_v<T, int64_t> ? H5T_NATIVE_INT64
+                                                  : H5T_NATIVE_INT32;
+  if (H5_CHECK(H5Lexists(parent, name, H5P_DEFAULT)) > 0)
+    H5_CHECK(H5Ldelete(parent, name, H5P_DEFAULT));
+  const hsize_t n = values.size();
+  H5Id space(H5_CHECK(H5Screate_simple(1, &n, nullptr)), H5Sclose);
+  H5Id set(
+      H5_CHECK(H5Dcreate2(parent, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
+      H5Dclose);
+  if (n > 0) H5_CHECK(H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()));
+  write_string_attribute(set.get(), "description", description);
+}
+template void write_vector(hid_t, const char*, const std::vector<double>&, const std::string&);
+template void write_vector(hid_t, const char*, const std::vector<int64_t>&, const std::string&);
+template void write_vector(hid_t, const char*, const std::vector<int32_t>&, const std::string&);
+
+void write_tempering_statistics(hid_t group, const TemperingState& t) {
+  if (H5_CHECK(H5Lexists(group, "statistics", H5P_DEFAULT)) > 0)
+    H5_CHECK(H5Ldelete(group, "statistics", H5P_DEFAULT));
+  H5Id stats = create_group(group, "statistics");
+  std::vector<double> acceptance, up_fraction;
+  for (size_t k = 0; k < t.attempts.size(); ++k) {
+    acceptance.push_back(t.attempts[k] > 0 ? static_cast<double>(t.accepts[k]) /
+                                                 static_cast<double>(t.attempts[k])
+                                           : -1.0);
+  }
+  for (size_t k = 0; k < t.up_visits.size(); ++k) {
+    const int64_t visits = t.up_visits[k] + t.down_visits[k];
+    up_fraction.push_back(visits > 0 ? static_cast<double>(t.up_visits[k]) / visits : -1.0);
+  }
+  const hid_t g = stats.get();
+  write_vector(g, "pair_attempts", t.attempts, "exchanges tried between rungs k and k + 1");
+  write_vector(g, "pair_accepts", t.accepts, "exchanges taken between rungs k and k + 1");
+  write_vector(g, "pair_acceptance", acceptance, "pair_accepts / pair_attempts (-1: none tried)");
+  write_vector(g, "round_trip_sweeps", t.round_trip_sweeps,
+               "sweeps of every completed round trip (bottom rung to the top and back), in the "
+               "order they completed");
+  write_vector(g, "up_visits", t.up_visits,
+               "exchange rounds a configuration last at the bottom rung held rung k");
+  write_vector(g, "down_visits", t.down_visits,
+               "exchange rounds a configuration last at the top rung held rung k");
+  write_vector(g, "up_fraction", up_fraction,
+               "f(k) = up / (up + down), the diffusion profile the ladder feedback flattens "
+               "(-1: never visited by a labelled configuration)");
+  write_vector(g, "rung_of_slot", t.rung_of_slot, "the rung of each replica slot now");
 }
 
 void write_step_tuning(hid_t root, const StepTuning& tuning) {

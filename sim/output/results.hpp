@@ -2,6 +2,7 @@
 // Results the output receives whole (replacing earlier ones at every checkpoint): the exact
 // histograms and the tuned update steps.
 
+#include <string>
 #include <vector>
 
 #include "sim/engine/engine.hpp"
@@ -11,6 +12,17 @@ namespace lattica {
 
 /// Writes /histograms/<name>/{values,counts} under `file` (replacing an earlier /histograms).
 void write_histograms(hid_t file, const std::vector<ExactHistogram>& histograms);
+
+/// Writes a 1-D dataset `name` of doubles or integers under `parent` (replacing one there),
+/// with a description attribute.
+template <class T>
+void write_vector(hid_t parent, const char* name, const std::vector<T>& values,
+                  const std::string& description);
+
+/// Writes parallel tempering's statistics under `group`/statistics (replacing earlier ones):
+/// acceptance per pair of rungs, round trips, the fraction of up-going replicas per rung and
+/// the final permutation.
+void write_tempering_statistics(hid_t group, const TemperingState& state);
 
 /// Records the Metropolis and Langevin steps in use and their acceptances as attributes of
 /// `root` (replacing earlier ones).

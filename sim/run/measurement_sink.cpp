@@ -73,6 +73,10 @@ void MeasurementSink::collect() {
   append_rows(pending_.structure_factor, batch_.spectral_rows, batch_.spectral_values, sweeps,
               first);
   append_rows(pending_.timeslices, batch_.timeslice_rows, batch_.timeslice_values, sweeps, first);
+  pending_.replica_rungs.insert(pending_.replica_rungs.end(), batch_.replica_rungs.begin(),
+                                batch_.replica_rungs.end());
+  pending_.log_weights.insert(pending_.log_weights.end(), batch_.log_weights.begin(),
+                              batch_.log_weights.end());
 }
 
 void MeasurementSink::write() {
@@ -83,6 +87,7 @@ void MeasurementSink::write() {
       output->append_structure_factor_series(rows.structure_factor.sweeps,
                                              rows.structure_factor.values);
       output->append_timeslices(rows.timeslices.sweeps, rows.timeslices.values);
+      output->append_tempering(rows.observables.sweeps, rows.replica_rungs, rows.log_weights);
       output->flush();
     });
   }
@@ -96,6 +101,7 @@ void MeasurementSink::write_results() {
   StructureFactorSums structure_factor;
   if (engine_.structure_factor(structure_factor)) output_->write_structure_factor(structure_factor);
   output_->write_step_tuning(engine_.step_tuning());
+  output_->write_tempering(engine_.tempering());
 }
 
 }  // namespace lattica

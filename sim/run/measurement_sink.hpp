@@ -28,6 +28,9 @@ struct PendingMeasurements {
   SweepRows observables;
   SweepRows structure_factor;  ///< the measurements that took it: S(0), S(k_min) per replica
   SweepRows timeslices;        ///< the measurements that took time-slice correlators
+  /// Tempered runs, per collected measurement: MeasurementBatch::replica_rungs, log_weights.
+  std::vector<int32_t> replica_rungs;
+  std::vector<double> log_weights;
 };
 
 /// Collects the measurements the engine queued, refuses non-finite ones, and hands them to the

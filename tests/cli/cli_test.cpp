@@ -515,6 +515,15 @@ const char* const kCheckpointedClusters =
     "checkpoint_every = 200\n"
     "[measure]\nstructure_factor = true\n[output]\nsnapshot_every = 900\n";
 
+/// Parallel tempering (issue 21): two ladders of local and cluster passes; the checkpoint
+/// carries the permutation and the exchange statistics.
+const char* const kCheckpointedTempering =
+    "[lattice]\ndims = [16, 16]\n[model]\nkind = \"ising\"\n"
+    "[update]\nsequence = [\"metropolis\", \"swendsen_wang\"]\n"
+    "[tempering]\nbeta = [0.38, 0.41, 0.44, 0.47, 0.5]\nexchange_every = 2\n"
+    "[run]\nthermalization = 500\nmeasurements = 3000\nseed = 21\nreplicas = 2\n"
+    "checkpoint_every = 300\n[output]\nsnapshot_every = 900\n";
+
 class CheckpointCli : public Cli, public testing::WithParamInterface<std::string> {
  protected:
   /// The backend of this instance; false (and skipped) when it is "cuda" without a GPU.
@@ -556,7 +565,8 @@ class CheckpointCli : public Cli, public testing::WithParamInterface<std::string
 // resuming gives a file whose every dataset equals the uninterrupted run's byte for byte.
 TEST_P(CheckpointCli, SignalThenResumeIsByteIdentical) {
   if (!backend_available()) GTEST_SKIP() << "no GPU";
-  for (const char* input : {kCheckpointedIsing, kCheckpointedPhi4, kCheckpointedClusters}) {
+  for (const char* input :
+       {kCheckpointedIsing, kCheckpointedPhi4, kCheckpointedClusters, kCheckpointedTempering}) {
     std::ofstream(path("in.toml")) << input;
     reference("in.toml", "reference.h5");
     const std::vector<int> signals = input == kCheckpointedIsing

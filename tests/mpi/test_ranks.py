@@ -95,6 +95,9 @@ CASES = {
                          "", [(2, None), (4, [2, 2, 1])], 1e-12),
     "o3_3d_clusters": ("[8, 4, 8]", 'kind = "on"\nn = 3\nbeta = 0.7\nprecision = "double"', "",
                        [(2, None), (4, [2, 2, 1])], 1e-12),
+    # Parallel tempering (issue 21): exchanges decided from sums added over the ranks.
+    "ising2d_tempering": ("[16, 20]", 'kind = "ising"', "replicas = 2",
+                          [(2, None), (4, [4, 1])], 0),
 }
 # Appended to a case's input, whose last section is [output].
 SPECTRAL = "[measure]\nstructure_factor = true\nstructure_factor_every = 2\ntimeslice = true\n"
@@ -110,7 +113,10 @@ EXTRA_INPUT = {"ising3d_spectral": SPECTRAL,
                "potts3d_wolff_field": '[update]\nsequence = ["heatbath", "wolff"]\n'
                                       'wolff_clusters = 4\n',
                "phi4_3d_clusters": '[update]\nsequence = ["metropolis", "swendsen_wang", "wolff"]\n',
-               "o3_3d_clusters": '[update]\nsequence = ["overrelaxation", "wolff", "swendsen_wang"]\n'}
+               "o3_3d_clusters": '[update]\nsequence = ["overrelaxation", "wolff", "swendsen_wang"]\n',
+               "ising2d_tempering": '[update]\nsequence = ["metropolis", "swendsen_wang"]\n'
+                                    '[tempering]\nbeta = [0.38, 0.42, 0.46]\nh = [0.0, 0.02, 0.05]\n'
+                                    'exchange_every = 2\n'}
 
 
 def write_input(name, text):

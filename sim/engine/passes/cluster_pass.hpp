@@ -164,7 +164,7 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
     c_.exec.zero(parent_);  // node 0, the ghost, is its own root
     picks_ = c_.exec.template allocate<Pick>(c_.settings.replicas);
     seed_labels_ = c_.exec.template allocate<uint64_t>(c_.settings.replicas);
-    estimating_ = Model::kClusterSizeEstimator && c_.params.field == 0;
+    estimating_ = Model::kClusterSizeEstimator && no_field(c_.settings);
     if (estimating_) {
       estimates_ = c_.exec.template allocate<long long>(2 * c_.settings.replicas);
       c_.exec.zero(estimates_);
@@ -217,6 +217,13 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
  private:
   using Spin = typename Model::Spin;
 
+  /// Whether every replica has h = 0 (the improved estimator's condition), tempered or not.
+  static bool no_field(const EngineSettings& s) {
+    for (double h : s.tempering.field) {
+      if (h != 0) return false;
+    }
+    return s.field == 0;
+  }
   static std::vector<int64_t> ghost_layer_list(const EngineSettings& s) {
     std::vector<int64_t> ghosts(D, 0);
     if (!decomposed(s)) return ghosts;
@@ -247,7 +254,7 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
   void step(bool single, uint64_t step_word) {
     const int64_t sites = c_.settings.replicas * g_.volume;
     c_.exec.for_each(c_.settings.replicas,
-                     PickClusters<Model>{c_.params, picks_.data(), step_word,
+                     PickClusters<Model>{c_.replica_params(), picks_.data(), step_word,
                                          static_cast<uint64_t>(volume_of(c_.settings.dims))});
     if constexpr (Storage::kPacked) {
       bond_and_label(PackedSites<D>{c_.lattice, c_.storage.words()}, step_word);
@@ -256,8 +263,8 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
     }
     const ClusterLabels labels{parent_.data(), c_.box ? canon_.data() : nullptr, g_.volume};
     if (single) find_seed_labels(labels);
-    const ClusterDecision<Model> decision{c_.params, single ? seed_labels_.data() : nullptr,
-                                          step_word};
+    const ClusterDecision<Model> decision{c_.replica_params(),
+                                          single ? seed_labels_.data() : nullptr, step_word};
     if (estimating_ && single) add_seed_cluster_sizes(labels);
     if constexpr (Storage::kPacked) {
       c_.exec.for_each(sites / 32,
@@ -278,8 +285,9 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
   template <class Sites>
   void bond_and_label(const Sites& sites, uint64_t step_word) {
     const int64_t sites_count = c_.settings.replicas * g_.volume;
-    c_.exec.for_each(sites_count, ClusterBonds<D, Model, Sites>{g_, c_.params, picks_.data(), sites,
-                                                                bonds_.data(), step_word});
+    c_.exec.for_each(sites_count,
+                     ClusterBonds<D, Model, Sites>{g_, c_.replica_params(), picks_.data(), sites,
+                                                   bonds_.data(), step_word});
     label_box(c_.exec, g_, bonds_.data(), parent_.data(), sites_count);
     if (c_.box) merge_across_boxes();
   }

@@ -74,6 +74,11 @@ class LangevinPass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mode
           "Fourier modes; they are not available with " +
           std::to_string(c.settings.communicator->size()) + " ranks yet");
     }
+    if (c.tempering.on()) {  // the Fourier kernel has one set of couplings
+      throw InputError(
+          "update.sequence: langevin and mala are not available with parallel tempering "
+          "([tempering]); use metropolis, overrelaxation or cluster passes");
+    }
     return c;
   }
 

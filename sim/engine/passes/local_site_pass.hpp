@@ -55,8 +55,8 @@ class LocalSitePass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mod
     for (int colour = 0; colour < 2; ++colour) {
       if (c_.box) {
         const int local = c_.box->local_colour(colour);
-        const UpdateColour<D, Model, true> update{c_.lattice, c_.params, sites, accepted,
-                                                  local,      algorithm, index, sweep};
+        const UpdateColour<D, Model, true> update{c_.lattice, c_.replica_params(), sites, accepted,
+                                                  local,      algorithm,           index, sweep};
         c_.box->update_colour(local, sites, [&](const RowBlock<D>& block) {
           for (int r = 0; r < c_.settings.replicas; ++r) {  // the update's index: r * V/2 + site
             over_row_block(block, c_.lattice.half_last, r * c_.lattice.half_volume, update,
@@ -65,8 +65,8 @@ class LocalSitePass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mod
         });
       } else {
         c_.exec.for_each(sites_per_colour(),
-                         UpdateColour<D, Model>{c_.lattice, c_.params, sites, accepted, colour,
-                                                algorithm, index, sweep});
+                         UpdateColour<D, Model>{c_.lattice, c_.replica_params(), sites, accepted,
+                                                colour, algorithm, index, sweep});
       }
       if (count) {  // this half-pass's accepted moves into the block's next slot (no host wait)
         c_.exec.template reduce_sum_into<long long>(sites_per_colour(), AcceptedAt{accepted},

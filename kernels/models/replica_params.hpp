@@ -1,0 +1,36 @@
+#pragma once
+// The couplings of every replica of one launch. Most runs give all replicas the same Params
+// (passed by value, as before); parallel tempering gives each replica slot its own, a table
+// in the backend's memory that the exchange step rewrites when it permutes couplings among
+// slots (sim/engine/tempering.hpp). Either way the per-site physics reads one Params, so the
+// models stay written once for both backends.
+
+#include <cstdint>
+
+#include "kernels/common/host_device.hpp"
+
+namespace lattica {
+
+/// Params of replica r: table[r] when there is a table, else the shared set. Trivially
+/// copyable, passed to kernels by value; the table (if any) lives in the backend's memory.
+/// Kernels read them through with(), whose two branches each name one memory statically: a
+/// pointer that may point at either would make the device copy the kernel's parameters to
+/// local memory.
+template <class Params>
+struct ReplicaParams {
+  Params shared;                  ///< every replica's when table is null; its seed always is
+  const Params* table = nullptr;  ///< [replica], or null
+
+  ReplicaParams() = default;
+  /// Implicit from one Params: every replica the same (the run without tempering).
+  LATTICA_HD ReplicaParams(const Params& params, const Params* per_replica = nullptr)
+      : shared(params), table(per_replica) {}
+
+  /// f(replica's Params).
+  template <class F>
+  LATTICA_HD_INLINE auto with(int64_t replica, const F& f) const {
+    return table ? f(table[replica]) : f(shared);
+  }
+};
+
+}  // namespace lattica

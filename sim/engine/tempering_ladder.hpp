@@ -1,0 +1,108 @@
+#pragma once
+// Parallel tempering's bookkeeping on the host, independent of backend and model: which rung
+// each configuration slot is at, the exchange rounds between neighbouring rungs, and the
+// statistics (acceptance per pair, round trips, directions per rung). Exchanges permute
+// couplings among slots; configurations never move.
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/ensemble/replica_exchange.hpp"
+#include "sim/engine/engine.hpp"
+
+namespace lattica {
+
+/// The state of `ladders` ladders of `rungs` rungs each before any exchange: slot l * rungs + k
+/// at rung k.
+inline TemperingState initial_tempering(int rungs, int ladders) {
+  TemperingState t;
+  t.rungs = rungs;
+  const size_t slots = static_cast<size_t>(rungs) * static_cast<size_t>(ladders);
+  t.rung_of_slot.resize(slots);
+  for (size_t s = 0; s < slots; ++s) t.rung_of_slot[s] = static_cast<int32_t>(s % rungs);
+  t.direction.assign(slots, 0);
+  t.bottom_sweep.assign(slots, 0);
+  t.attempts.assign(static_cast<size_t>(rungs - 1), 0);
+  t.accepts.assign(static_cast<size_t>(rungs - 1), 0);
+  t.up_visits.assign(static_cast<size_t>(rungs), 0);
+  t.down_visits.assign(static_cast<size_t>(rungs), 0);
+  return t;
+}
+
+/// Whether an exchange round comes before sweep `sweep`: after every exchange_every sweeps.
+inline bool exchange_due(uint64_t sweep, int64_t exchange_every) {
+  return sweep > 0 && sweep % static_cast<uint64_t>(exchange_every) == 0;
+}
+
+/// Updates the round-trip labels after the slots moved (`sweep`: the sweep about to start): a
+/// slot at the bottom rung heads up, one at the top heads down, and one reaching the bottom
+/// heading down completes a round trip.
+inline void track_round_trips(TemperingState& t, uint64_t sweep) {
+  const int top = t.rungs - 1;
+  for (size_t s = 0; s < t.rung_of_slot.size(); ++s) {
+    const int32_t rung = t.rung_of_slot[s];
+    if (rung == 0) {
+      if (t.direction[s] == -1)
+        t.round_trip_sweeps.push_back(static_cast<int64_t>(sweep) - t.bottom_sweep[s]);
+      if (t.direction[s] != 1) t.bottom_sweep[s] = static_cast<int64_t>(sweep);
+      t.direction[s] = 1;
+    } else if (rung == top && t.direction[s] == 1) {
+      t.direction[s] = -1;
+    }
+    if (t.direction[s] == 1) ++t.up_visits[static_cast<size_t>(rung)];
+    if (t.direction[s] == -1) ++t.down_visits[static_cast<size_t>(rung)];
+  }
+}
+
+/// One exchange round before sweep `sweep` (exchange_due): in every ladder, every pair
+/// (k, k + 1) with k of the round's parity (even, odd, alternating with the round number
+/// sweep / exchange_every) swaps its couplings with the Metropolis probability of the energy
+/// difference. log_weight(slot, rung): ln of the Boltzmann weight of the configuration in
+/// `slot` under rung `rung`'s couplings. Pairs of one round are disjoint, so their order does
+/// not matter.
+template <class LogWeight>
+void exchange_round(TemperingState& t, uint64_t seed, uint64_t sweep, int64_t exchange_every,
+                    const LogWeight& log_weight) {
+  const int rungs = t.rungs;
+  const int ladders = static_cast<int>(t.rung_of_slot.size()) / rungs;
+  const int parity = static_cast<int>((sweep / static_cast<uint64_t>(exchange_every)) % 2);
+  std::vector<int> slot_of_rung(static_cast<size_t>(rungs));
+  for (int l = 0; l < ladders; ++l) {
+    const int first = l * rungs;
+    for (int s = first; s < first + rungs; ++s) slot_of_rung[t.rung_of_slot[s]] = s;
+    for (int k = parity; k + 1 < rungs; k += 2) {
+      const int lower = slot_of_rung[k], upper = slot_of_rung[k + 1];
+      const double log_ratio = exchange_log_ratio(log_weight, lower, k, upper, k + 1);
+      ++t.attempts[static_cast<size_t>(k)];
+      if (!exchange_accepted(seed, sweep, static_cast<uint32_t>(l), static_cast<uint32_t>(k),
+                             log_ratio))
+        continue;
+      ++t.accepts[static_cast<size_t>(k)];
+      t.rung_of_slot[lower] = k + 1;
+      t.rung_of_slot[upper] = k;
+    }
+  }
+  track_round_trips(t, sweep);
+}
+
+/// Checks that a restored state fits a run of `rungs` rungs and `slots` slots.
+inline void check_tempering_state(const TemperingState& t, int rungs, size_t slots) {
+  if (t.rungs != rungs || t.rung_of_slot.size() != slots || t.direction.size() != slots ||
+      t.bottom_sweep.size() != slots || t.attempts.size() != static_cast<size_t>(rungs - 1) ||
+      t.accepts.size() != t.attempts.size() || t.up_visits.size() != static_cast<size_t>(rungs) ||
+      t.down_visits.size() != t.up_visits.size())
+    throw std::invalid_argument("restore: the tempering state does not match the ladder");
+  std::vector<int> seen(static_cast<size_t>(rungs));
+  for (size_t s = 0; s < slots; ++s) {
+    const int32_t rung = t.rung_of_slot[s];
+    if (rung < 0 || rung >= rungs)
+      throw std::invalid_argument("restore: a slot's rung is outside the ladder");
+    if (s % rungs == 0) std::fill(seen.begin(), seen.end(), 0);
+    if (seen[static_cast<size_t>(rung)]++)
+      throw std::invalid_argument("restore: a ladder's rungs are not a permutation");
+  }
+}
+
+}  // namespace lattica

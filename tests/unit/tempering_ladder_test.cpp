@@ -1,0 +1,206 @@
+// Parallel tempering's exchange step on its own: the keyed decision, the alternating rounds,
+// the round-trip bookkeeping, and exactly (by enumeration) that the joint chain of
+// configurations and permutation keeps the product of the rungs' Boltzmann distributions.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "kernels/models/ising.hpp"
+#include "sim/engine/tempering_ladder.hpp"
+
+namespace lattica {
+namespace {
+
+constexpr double kTwo32 = 4294967296.0;
+
+TEST(ExchangeDecision, ThresholdIsTheMetropolisProbability) {
+  EXPECT_EQ(exchange_threshold(0.0), uint64_t(1) << 32);
+  EXPECT_EQ(exchange_threshold(3.5), uint64_t(1) << 32);
+  EXPECT_EQ(exchange_threshold(std::log(0.5)), uint64_t(1) << 31);
+  EXPECT_EQ(exchange_threshold(-100.0), 0u);
+  EXPECT_EQ(exchange_threshold(std::nan("")), 0u);
+}
+
+TEST(ExchangeDecision, KeyedBySeedSweepLadderAndPair) {
+  const double log_ratio = std::log(0.37);
+  int accepted = 0;
+  for (uint32_t pair = 0; pair < 4000; ++pair) {
+    const uint32_t u = philox_u32(7, RngStream::replica_exchange, 3, pair, 11);
+    const bool expected = u < exchange_threshold(log_ratio);
+    EXPECT_EQ(exchange_accepted(7, 11, 3, pair, log_ratio), expected);
+    accepted += expected;
+  }
+  EXPECT_NEAR(accepted / 4000.0, 0.37, 0.04);
+  EXPECT_TRUE(exchange_accepted(7, 11, 3, 0, 0.0));  // certain: draws nothing
+}
+
+TEST(ExchangeRound, AlternatesEvenAndOddPairs) {
+  TemperingState t = initial_tempering(5, 2);
+  const auto flat = [](int, int) { return 0.0; };  // every swap is certain
+  exchange_round(t, 1, 4, 4, flat);                // round 1: odd pairs (1, 2), (3, 4)
+  EXPECT_EQ(t.rung_of_slot, (std::vector<int32_t>{0, 2, 1, 4, 3, 0, 2, 1, 4, 3}));
+  EXPECT_EQ(t.attempts, (std::vector<int64_t>{0, 2, 0, 2}));
+  exchange_round(t, 1, 8, 4, flat);  // round 2: even pairs (0, 1), (2, 3)
+  EXPECT_EQ(t.rung_of_slot, (std::vector<int32_t>{1, 3, 0, 4, 2, 1, 3, 0, 4, 2}));
+  EXPECT_EQ(t.attempts, (std::vector<int64_t>{2, 2, 2, 2}));
+  EXPECT_EQ(t.accepts, t.attempts);
+  EXPECT_TRUE(exchange_due(8, 4));
+  EXPECT_FALSE(exchange_due(0, 4));
+  EXPECT_FALSE(exchange_due(9, 4));
+}
+
+TEST(ExchangeRound, RefusesSwapsTheWeightsForbid) {
+  TemperingState t = initial_tempering(3, 1);
+  // Configuration in slot s strongly prefers rung s: a swap costs e^-200.
+  const auto pinned = [](int slot, int rung) { return slot == rung ? 0.0 : -100.0; };
+  for (uint64_t sweep = 1; sweep <= 50; ++sweep) exchange_round(t, 5, sweep, 1, pinned);
+  EXPECT_EQ(t.rung_of_slot, (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ(t.accepts, (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(t.attempts[0] + t.attempts[1], 50);
+}
+
+TEST(ExchangeRound, CountsRoundTripsFromTheBottomToTheTopAndBack) {
+  TemperingState t = initial_tempering(3, 1);
+  const std::vector<std::vector<int32_t>> moves = {
+      {1, 0, 2}, {2, 0, 1}, {2, 1, 0}, {1, 2, 0}, {0, 2, 1}};
+  track_round_trips(t, 1);  // slot 0 starts at the bottom, heading up
+  for (size_t i = 0; i < moves.size(); ++i) {
+    t.rung_of_slot = moves[i];
+    track_round_trips(t, 10 * (i + 1));
+  }
+  // Slot 0 left the bottom at sweep 1, reached the top at 20 and the bottom again at 50; slot 1
+  // reached the bottom at 10 (from below the top: no round trip), the top at 40.
+  EXPECT_EQ(t.round_trip_sweeps, (std::vector<int64_t>{49}));
+  EXPECT_EQ(t.direction, (std::vector<int8_t>{1, -1, 1}));
+}
+
+// ---- the joint chain, exactly ----
+
+/// 2 x 2 periodic Ising lattice: the bond sum over the d V bonds (x, x + e_mu), each pair of
+/// neighbours bonded twice as the engines count it, and the magnetization of state `bits`
+/// (bit i: site i = x * 2 + y is +1).
+IsingSums sums_2x2(int bits) {
+  const auto s = [&](int x, int y) { return (bits >> ((x & 1) * 2 + (y & 1)) & 1) ? 1 : -1; };
+  long long bonds = 0, m = 0;
+  for (int x = 0; x < 2; ++x) {
+    for (int y = 0; y < 2; ++y) {
+      bonds += s(x, y) * (s(x + 1, y) + s(x, y + 1));
+      m += s(x, y);
+    }
+  }
+  return {bonds, m};
+}
+
+/// The exact transition matrix of one checkerboard heat-bath sweep of the 2 x 2 lattice from
+/// the engine's fixed-point tables: colour 0 (sites (0,0), (1,1)), then colour 1.
+std::vector<double> sweep_matrix(const IsingParams& p) {
+  std::vector<double> t(16 * 16, 0.0);
+  const int colour_sites[2][2] = {{0, 3}, {1, 2}};  // x * 2 + y of each colour
+  std::vector<double> current(16 * 16, 0.0);
+  for (int from = 0; from < 16; ++from) current[from * 16 + from] = 1.0;
+  for (const auto& sites : colour_sites) {
+    std::vector<double> next(16 * 16, 0.0);
+    for (int from = 0; from < 16; ++from) {
+      for (int mid = 0; mid < 16; ++mid) {
+        const double w = current[from * 16 + mid];
+        if (w == 0) continue;
+        // Both sites of a colour see only the other colour: independent updates.
+        std::vector<std::pair<int, double>> outcomes{{mid, w}};
+        for (int site : sites) {
+          const int x = site / 2, y = site % 2;
+          const auto spin = [&](int state, int xx, int yy) {
+            return (state >> ((xx & 1) * 2 + (yy & 1)) & 1) ? 1 : -1;
+          };
+          std::vector<std::pair<int, double>> grown;
+          for (const auto& [state, weight] : outcomes) {
+            const int old = spin(state, x, y);
+            const int sum = 2 * spin(state, x + 1, y) + 2 * spin(state, x, y + 1);
+            const int anti = (4 - old * sum) / 2;
+            const double flip = static_cast<double>(p.flip_threshold[1][old > 0][anti]) / kTwo32;
+            grown.push_back({state, weight * (1 - flip)});
+            grown.push_back({state ^ (1 << site), weight * flip});
+          }
+          outcomes = grown;
+        }
+        for (const auto& [state, weight] : outcomes) next[from * 16 + state] += weight;
+      }
+    }
+    current = next;
+  }
+  return current;
+}
+
+/// max |pi P - pi| over the joint states (x_a, x_b, sigma) of two slots on a two-rung ladder:
+/// a sweep of each slot at its rung, then an exchange of the pair, whose log ratio is
+/// exchange_log_ratio times `sign` (1: the engine's; -1: a wrong sign, which must show).
+double joint_stationarity_error(const IsingParams (&rung)[2], double sign) {
+  const std::vector<double> sweep[2] = {sweep_matrix(rung[0]), sweep_matrix(rung[1])};
+  // state = (a * 16 + b) * 2 + sigma; sigma = 0: a at rung 0, b at rung 1.
+  const auto log_weight = [&](int state_bits, int k) {
+    return IsingModel::log_weight(rung[k], sums_2x2(state_bits), 4.0);
+  };
+  std::vector<double> pi(512);
+  double z = 0;
+  for (int a = 0; a < 16; ++a) {
+    for (int b = 0; b < 16; ++b) {
+      for (int sigma = 0; sigma < 2; ++sigma) {
+        const double w = std::exp(log_weight(a, sigma) + log_weight(b, 1 - sigma));
+        pi[(a * 16 + b) * 2 + sigma] = w;
+        z += w;
+      }
+    }
+  }
+  for (double& w : pi) w /= z;
+  std::vector<double> after_sweep(512, 0.0), after(512, 0.0);
+  for (int a = 0; a < 16; ++a) {
+    for (int b = 0; b < 16; ++b) {
+      for (int sigma = 0; sigma < 2; ++sigma) {
+        const double w = pi[(a * 16 + b) * 2 + sigma];
+        for (int a2 = 0; a2 < 16; ++a2) {
+          for (int b2 = 0; b2 < 16; ++b2) {
+            after_sweep[(a2 * 16 + b2) * 2 + sigma] +=
+                w * sweep[sigma][a * 16 + a2] * sweep[1 - sigma][b * 16 + b2];
+          }
+        }
+      }
+    }
+  }
+  for (int a = 0; a < 16; ++a) {
+    for (int b = 0; b < 16; ++b) {
+      for (int sigma = 0; sigma < 2; ++sigma) {
+        // The slot at rung 0 is the pair's lower one, as exchange_round takes them.
+        const int lower = sigma == 0 ? a : b, upper = sigma == 0 ? b : a;
+        const auto by_state = [&](int slot, int k) {
+          return log_weight(slot == 0 ? lower : upper, k);
+        };
+        const double ratio = sign * exchange_log_ratio(by_state, 0, 0, 1, 1);
+        const double accept = static_cast<double>(exchange_threshold(ratio)) / kTwo32;
+        const int from = (a * 16 + b) * 2 + sigma;
+        after[from] += after_sweep[from] * (1 - accept);
+        after[(a * 16 + b) * 2 + (1 - sigma)] += after_sweep[from] * accept;
+      }
+    }
+  }
+  double error = 0;
+  for (int i = 0; i < 512; ++i) error = std::max(error, std::fabs(after[i] - pi[i]));
+  return error;
+}
+
+TEST(JointChainExact, KeepsTheProductOfTheRungsBoltzmannWeights) {
+  // Rungs of different beta and h (a field ladder changes the magnetization's weight).
+  const IsingParams beta_ladder[2] = {make_ising_params(2, 0.2, 0.1, 1),
+                                      make_ising_params(2, 0.45, 0.1, 1)};
+  const IsingParams field_ladder[2] = {make_ising_params(2, 0.3, -0.4, 1),
+                                       make_ising_params(2, 0.3, 0.5, 1)};
+  for (const auto* ladder : {&beta_ladder, &field_ladder}) {
+    // The tables and thresholds are exact to 2^-32.
+    EXPECT_LT(joint_stationarity_error(*ladder, 1.0), 1e-8);
+    // The test sees a wrong exchange rule: the reversed ratio breaks stationarity.
+    EXPECT_GT(joint_stationarity_error(*ladder, -1.0), 1e-3);
+  }
+}
+
+}  // namespace
+}  // namespace lattica
