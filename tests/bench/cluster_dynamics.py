@@ -11,7 +11,8 @@ independent samples per second, extrapolated to a large lattice, with Metropolis
       [--wolff-clusters 1] [--budget 270] [--threads N] [--seed 2026]
       [--extrapolate L] [--reference metropolis] [--dry-run]
 
-Model: Ising, h = 0, hot start, beta_c = ln(1 + sqrt 2)/2 in 2D, 0.22165455 in 3D (--dims 3).
+Model: Ising, h = 0, hot start (Wolff: cold, since its small clusters relax a random
+configuration slowly), beta_c = ln(1 + sqrt 2)/2 in 2D, 0.22165455 in 3D (--dims 3).
 Each run is one file OUTDIR/<algorithm>_<d>d_L<L>.h5 (an existing one is overwritten). Its
 length is sized from a generous guess of its slowest tau_int (GUESSES below, in sweeps = passes
 of the update sequence): thermalization --thermalization-taus (20) guesses, then
@@ -163,7 +164,7 @@ def input_text(args, plan, seed):
             f"[run]\nthermalization = {plan['thermalization']}\n"
             f"measurements = {plan['measurements']}\nmeasure_every = {plan['measure_every']}\n"
             f"replicas = {plan['replicas']}\nseed = {seed}\nbackend = \"{args.backend}\"\n"
-            f"start = \"hot\"\n{threads}"
+            f"start = \"{'cold' if plan['algorithm'] == 'wolff' else 'hot'}\"\n{threads}"
             f"[output]\npath = \"{plan['file']}\"\nsnapshot_every = 0\n")
 
 
@@ -294,8 +295,8 @@ def main(argv=None):
     plans = sorted((plan_run(args, a, size) for a in algorithms for size in sizes[a]),
                    key=lambda p: (p["L"], algorithms.index(p["algorithm"])))
 
-    print(f"{args.dims}D Ising at beta_c = {BETA_C[args.dims]!r}, h = 0, hot start; backend "
-          f"{args.backend}; budget {args.budget:g} s of sim runs")
+    print(f"{args.dims}D Ising at beta_c = {BETA_C[args.dims]!r}, h = 0, hot start (Wolff cold); "
+          f"backend {args.backend}; budget {args.budget:g} s of sim runs")
     print(f"  {'run':<24} {'R':>4} {'tau guess':>10} {'therm.':>9} {'meas.':>9} {'every':>6} "
           f"{'site updates':>13}")
     for p in plans:
