@@ -34,8 +34,8 @@ struct FastDivisor {
   }
 };
 
-/// floor(a * b / 2^64) on host and device.
-LATTICA_HD_INLINE uint64_t multiply_high64(uint64_t a, uint64_t b) {
+/// floor(a * b / 2^64), exactly, on host and device.
+LATTICA_HD_INLINE uint64_t multiply_high(uint64_t a, uint64_t b) {
 #if defined(__CUDA_ARCH__)
   return __umul64hi(a, b);
 #else
@@ -61,7 +61,7 @@ struct FastDivisor64 {
   }
 
   LATTICA_HD_INLINE uint64_t divide(uint64_t n) const {
-    const uint64_t t = multiply_high64(n, multiplier);
+    const uint64_t t = multiply_high(n, multiplier);
     return (t + ((n - t) >> shift1)) >> shift2;
   }
   /// For the non-negative signed indices of the lattice code.

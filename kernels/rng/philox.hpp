@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "kernels/common/fast_divisor.hpp"  // multiply_high
 #include "kernels/common/host_device.hpp"
 
 #if defined(__CUDACC__)
@@ -47,15 +48,6 @@ LATTICA_HD_INLINE uint64_t update_step(uint64_t sweep, uint32_t pass, uint32_t d
 constexpr uint64_t kMaxRngSites = uint64_t(1) << 40;
 /// Independent replicas of one chain are numbered 0 .. kMaxReplicas - 1.
 constexpr uint32_t kMaxReplicas = 1u << 16;
-
-/// floor(a * b / 2^64), exactly, on host and device.
-LATTICA_HD_INLINE uint64_t multiply_high(uint64_t a, uint64_t b) {
-#if defined(__CUDA_ARCH__)
-  return __umul64hi(a, b);
-#else
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
-#endif
-}
 
 struct PhiloxCounter {
   uint32_t x, y, z, w;
