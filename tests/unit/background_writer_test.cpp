@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -35,9 +36,17 @@ TEST(BackgroundWriter, RunsJobsInOrderAndWaitsForThem) {
 TEST(BackgroundWriter, AnErrorReachesTheSubmitterAndStopsLaterJobs) {
   BackgroundWriter writer;
   std::atomic<int> ran{0};
-  writer.submit([&] { ++ran; });
+  // The first job holds the thread until all three are queued: otherwise the failure may come
+  // first and the third submit() rethrow it, as it should, outside the try below.
+  std::promise<void> queued;
+  std::shared_future<void> all_queued = queued.get_future().share();
+  writer.submit([&ran, all_queued] {
+    all_queued.wait();
+    ++ran;
+  });
   const uint64_t failing = writer.submit([] { throw std::runtime_error("disk full"); });
   writer.submit([&] { ++ran; });  // queued behind the failure: skipped
+  queued.set_value();
   try {
     writer.wait_for(failing);
     FAIL() << "no error";
