@@ -106,19 +106,24 @@ TEST(Checkerboard, GatherWritesLexicographicOrder) {
 namespace lattica {
 namespace {
 
-TEST(FastDivisor, ExactForEveryDivisorShapeAndEdgeNumerator) {
-  std::vector<uint32_t> divisors{
-      1,     2,       3,           5,           6,           7,           31,         32,    33,
-      64,    100,     641,         1024,        4095,        4096,        4097,       65535, 65536,
-      65537, 1000003, 0x7FFFFFFFu, 0x80000000u, 0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu};
-  uint64_t state = 12345;
-  auto next = [&] {  // splitmix64
+/// The test numbers of the divisor tests: splitmix64.
+struct SplitMix64 {
+  uint64_t state;
+  uint64_t operator()() {
     state += 0x9E3779B97F4A7C15ULL;
     uint64_t z = state;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
-  };
+  }
+};
+
+TEST(FastDivisor, ExactForEveryDivisorShapeAndEdgeNumerator) {
+  std::vector<uint32_t> divisors{
+      1,     2,       3,           5,           6,           7,           31,         32,    33,
+      64,    100,     641,         1024,        4095,        4096,        4097,       65535, 65536,
+      65537, 1000003, 0x7FFFFFFFu, 0x80000000u, 0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+  SplitMix64 next{12345};
   for (int i = 0; i < 200; ++i)
     divisors.push_back(static_cast<uint32_t>(next() >> (next() % 32)) | 1u);
   for (uint32_t d : divisors) {
@@ -148,14 +153,7 @@ TEST(FastDivisor64, ExactForEveryDivisorShapeAndEdgeNumerator) {
                                  0x8000000000000000ULL,
                                  0x8000000000000001ULL,
                                  0xFFFFFFFFFFFFFFFFULL};
-  uint64_t state = 54321;
-  auto next = [&] {  // splitmix64
-    state += 0x9E3779B97F4A7C15ULL;
-    uint64_t z = state;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  };
+  SplitMix64 next{54321};
   for (int i = 0; i < 300; ++i) divisors.push_back((next() >> (next() % 64)) | 1u);
   for (uint64_t d : divisors) {
     const FastDivisor64 f = FastDivisor64::make(d);
