@@ -202,10 +202,11 @@ struct PickClusters {
 
 /// Every site's bond mask; functor over replica * V + site. Random words: word a for the bond
 /// along +e_a, word D for the ghost's, drawn only up to the last uncertain one.
-template <int D, class Model, class Sites>
+/// Couplings: as UpdateColour's (kernels/models/replica_params.hpp).
+template <int D, class Model, class Sites, class Couplings = ReplicaParams<typename Model::Params>>
 struct ClusterBonds {
   ClusterLattice<D> g;
-  ReplicaParams<typename Model::Params> params;
+  Couplings params;
   const ClusterPick<Model>* picks;
   Sites sites;
   uint8_t* bonds;

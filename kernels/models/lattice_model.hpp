@@ -130,11 +130,13 @@ LATTICA_HD_INLINE typename RandomOf<Model>::type update_random(const Checkerboar
 /// One pass of `algorithm` over the sites of one colour in every replica; functor over
 /// replica * V/2 + colour-local index, for all replicas at once so small lattices still fill a
 /// GPU. When `accepted` is set, it receives each site's number of accepted Metropolis moves.
-/// Each replica takes its own couplings from `params` (the same for all without tempering).
-template <int D, class Model, bool kBoxed = false>
+/// Each replica takes its own couplings from `params` (the same for all without tempering;
+/// SharedParams or TableParams, kernels/models/replica_params.hpp, to decide that at launch).
+template <int D, class Model, bool kBoxed = false,
+          class Couplings = ReplicaParams<typename Model::Params>>
 struct UpdateColour {
   Checkerboard<D> lattice;
-  ReplicaParams<typename Model::Params> params;
+  Couplings params;
   typename Model::Spin* spins;  ///< replicas one after another, each in checkerboard storage
   uint8_t* accepted;            ///< [replica * V/2 + j], or null
   int colour;

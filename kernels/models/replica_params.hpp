@@ -33,4 +33,37 @@ struct ReplicaParams {
   }
 };
 
+/// Every replica's couplings the same, read from the kernel's parameters: what the per-site
+/// functors launch with outside tempering. ReplicaParams' runtime choice inlines the physics
+/// once per branch, which made untempered phi^4 updates 4-5 % slower.
+template <class Params>
+struct SharedParams {
+  Params shared;
+  template <class F>
+  LATTICA_HD_INLINE auto with(int64_t, const F& f) const {
+    return f(shared);
+  }
+};
+
+/// Each replica its own couplings, from the table in the backend's memory (tempering).
+template <class Params>
+struct TableParams {
+  const Params* table;
+  template <class F>
+  LATTICA_HD_INLINE auto with(int64_t replica, const F& f) const {
+    return f(table[replica]);
+  }
+};
+
+/// launch(SharedParams) or launch(TableParams), as `params` has a table or not: a per-site
+/// functor templated on its couplings is instantiated twice and reads either with no branch.
+template <class Params, class Launch>
+void launch_with_couplings(const ReplicaParams<Params>& params, const Launch& launch) {
+  if (params.table) {
+    launch(TableParams<Params>{params.table});
+  } else {
+    launch(SharedParams<Params>{params.shared});
+  }
+}
+
 }  // namespace lattica

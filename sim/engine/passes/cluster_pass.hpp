@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cluster/cluster_moves.hpp"
@@ -285,9 +286,11 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
   template <class Sites>
   void bond_and_label(const Sites& sites, uint64_t step_word) {
     const int64_t sites_count = c_.settings.replicas * g_.volume;
-    c_.exec.for_each(sites_count,
-                     ClusterBonds<D, Model, Sites>{g_, c_.replica_params(), picks_.data(), sites,
-                                                   bonds_.data(), step_word});
+    launch_with_couplings(c_.replica_params(), [&](const auto& couplings) {
+      c_.exec.for_each(sites_count,
+                       ClusterBonds<D, Model, Sites, std::decay_t<decltype(couplings)>>{
+                           g_, couplings, picks_.data(), sites, bonds_.data(), step_word});
+    });
     label_box(c_.exec, g_, bonds_.data(), parent_.data(), sites_count);
     if (c_.box) merge_across_boxes();
   }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/lattice/row_block.hpp"
 #include "kernels/models/lattice_model.hpp"
@@ -53,21 +54,24 @@ class LocalSitePass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mod
     uint8_t* accepted = count ? accepted_.data() : nullptr;
     Spin* sites = c_.storage.sites();
     for (int colour = 0; colour < 2; ++colour) {
-      if (c_.box) {
-        const int local = c_.box->local_colour(colour);
-        const UpdateColour<D, Model, true> update{c_.lattice, c_.replica_params(), sites, accepted,
-                                                  local,      algorithm,           index, sweep};
-        c_.box->update_colour(local, sites, [&](const RowBlock<D>& block) {
-          for (int r = 0; r < c_.settings.replicas; ++r) {  // the update's index: r * V/2 + site
-            over_row_block(block, c_.lattice.half_last, r * c_.lattice.half_volume, update,
-                           [&](int64_t n, const auto& g) { c_.exec.for_each(n, g); });
-          }
-        });
-      } else {
-        c_.exec.for_each(sites_per_colour(),
-                         UpdateColour<D, Model>{c_.lattice, c_.replica_params(), sites, accepted,
-                                                colour, algorithm, index, sweep});
-      }
+      launch_with_couplings(c_.replica_params(), [&](const auto& couplings) {
+        using Couplings = std::decay_t<decltype(couplings)>;
+        if (c_.box) {
+          const int local = c_.box->local_colour(colour);
+          const UpdateColour<D, Model, true, Couplings> update{
+              c_.lattice, couplings, sites, accepted, local, algorithm, index, sweep};
+          c_.box->update_colour(local, sites, [&](const RowBlock<D>& block) {
+            for (int r = 0; r < c_.settings.replicas; ++r) {  // the update's index: r V/2 + site
+              over_row_block(block, c_.lattice.half_last, r * c_.lattice.half_volume, update,
+                             [&](int64_t n, const auto& g) { c_.exec.for_each(n, g); });
+            }
+          });
+        } else {
+          c_.exec.for_each(sites_per_colour(), UpdateColour<D, Model, false, Couplings>{
+                                                   c_.lattice, couplings, sites, accepted, colour,
+                                                   algorithm, index, sweep});
+        }
+      });
       if (count) {  // this half-pass's accepted moves into the block's next slot (no host wait)
         c_.exec.template reduce_sum_into<long long>(sites_per_colour(), AcceptedAt{accepted},
                                                     slots_.data() + next_slot_++);
