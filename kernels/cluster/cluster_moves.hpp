@@ -222,7 +222,9 @@ struct ClusterBonds {
     const typename Model::Embedding& e = picks[r].embedding;
     uint64_t threshold[D + 1];
     int last_uncertain = -1;
+    uint64_t seed = 0;
     params.with(r, [&](const typename Model::Params& own) {
+      seed = own.seed;
       for (int a = 0; a < D; ++a) {
         bool cross = false;
         threshold[a] =
@@ -235,7 +237,7 @@ struct ClusterBonds {
     });
     if (threshold[D] > 0 && threshold[D] < kCertainBond) last_uncertain = D;
     uint8_t mask = 0;
-    SiteRandom random(params.shared.seed, RngStream::cluster_bond, static_cast<uint32_t>(r),
+    SiteRandom random(seed, RngStream::cluster_bond, static_cast<uint32_t>(r),
                       static_cast<uint64_t>(g.global(i, x)), step);
     for (int a = 0; a <= D; ++a) {
       const uint32_t word = a <= last_uncertain ? random.next() : 0;

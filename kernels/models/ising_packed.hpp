@@ -307,6 +307,14 @@ struct PackedIsingUpdate {
   /// has one end of each colour), so a measurement needs no pass of its own.
   LATTICA_HD_INLINE IsingSums update_and_sum(int64_t index) const { return apply<true>(index); }
 
+  /// The same pass over replica r of replicas stored one after another (this: replica 0's).
+  LATTICA_HD_INLINE PackedIsingUpdate of_replica(uint32_t r) const {
+    PackedIsingUpdate own = *this;
+    own.spins += 2 * static_cast<int64_t>(geometry.words) * r;
+    own.replica = r;
+    return own;
+  }
+
  private:
   template <bool kSum>
   LATTICA_HD_INLINE IsingSums apply(int64_t index) const {
@@ -338,10 +346,7 @@ struct PackedIsingUpdateReplicas {
 
   LATTICA_HD_INLINE void operator()(int64_t index) const {
     const uint32_t replica = by_words.divide(static_cast<uint32_t>(index));
-    PackedIsingUpdate<D, kSlots> own = update;
-    own.spins += 2 * static_cast<int64_t>(update.geometry.words) * replica;
-    own.replica = replica;
-    own(index - static_cast<int64_t>(replica) * update.geometry.words);
+    update.of_replica(replica)(index - static_cast<int64_t>(replica) * update.geometry.words);
   }
 };
 

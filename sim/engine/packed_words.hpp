@@ -21,12 +21,7 @@ namespace lattica {
 /// one after another).
 template <int D, int kSlots, class F>
 void for_each_replica(const PackedIsingUpdate<D, kSlots>& update, int replicas, const F& f) {
-  for (int r = 0; r < replicas; ++r) {
-    PackedIsingUpdate<D, kSlots> own = update;
-    own.spins += 2 * static_cast<int64_t>(update.geometry.words) * r;
-    own.replica = static_cast<uint32_t>(r);
-    f(own);
-  }
+  for (int r = 0; r < replicas; ++r) f(update.of_replica(static_cast<uint32_t>(r)));
 }
 
 /// Runs a pass over one colour's words.
