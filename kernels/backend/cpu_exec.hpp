@@ -53,6 +53,15 @@ class CpuExec {
     *result = reduce_sum<T>(n, f);
   }
 
+  /// results[s] = the sum of f(s, i) over [0, n) for s in [0, segments), each as
+  /// reduce_sum_into of that segment alone.
+  template <class T, class F>
+  void reduce_segments_into(int64_t segments, int64_t n, const F& f, T* results) const {
+    for (int64_t s = 0; s < segments; ++s) {
+      results[s] = reduce_sum<T>(n, [&](int64_t i) { return f(s, i); });
+    }
+  }
+
   /// *result += the sum of f(i) over [0, n) (CudaExec's exact integer accumulation).
   template <class T, class F>
   void accumulate_exact_into(int64_t n, const F& f, T* result) const {

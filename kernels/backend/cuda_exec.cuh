@@ -207,6 +207,16 @@ class CudaExec {
                          stream_);
   }
 
+  /// d_results[s] = the sum of f(s, i) over [0, n) for s in [0, segments), each bit for bit as
+  /// reduce_sum_into of that segment alone; asynchronous, a few launches for all segments.
+  template <class T, class F>
+  void reduce_segments_into(int64_t segments, int64_t n, const F& f, T* d_results) const {
+    static_assert(kReduceMaxBlocks * sizeof(T) <= kScratchBytes, "reduction scratch too small");
+    if (segments <= 0) return;
+    device_reduce_segments<T>(segments, n, f, reinterpret_cast<T*>(scratch_.data()), d_results,
+                              stream_);
+  }
+
   /// *d_result += the sum of f(i) over [0, n), T made of 64-bit integers (exact in any
   /// order); asynchronous, with no pass over per-block partials at the end.
   template <class T, class F>

@@ -130,20 +130,6 @@ struct Tile {
     const uint32_t last = static_cast<uint32_t>(t.shape.extent(a)) - 1;
     return (mask >> a & 1) && (x[a] & last) != last && !crosses_box(x, a) && x[a] + 1 < t.extent[a];
   }
-  /// Whether local site l (coordinates x, lexicographic index i) may be the smallest node of its
-  /// part of a cluster in the tile: no tile bond joins it to a -e_a neighbour in the tile, which
-  /// would be a smaller node of the same part. (Only these bid for their root's smallest node:
-  /// every node of a large part bidding serialised the shared-memory atomics.)
-  __device__ bool may_be_least(int l, const uint32_t (&x)[D], uint32_t i,
-                               const uint8_t* bonds) const {
-    for (int a = 0; a < D; ++a) {
-      if (((static_cast<uint32_t>(l) >> t.shift[a]) & (t.shape.extent(a) - 1)) == 0) continue;
-      uint32_t below[D];
-      for (int b = 0; b < D; ++b) below[b] = x[b] - (b == a);
-      if (interior(below) && joined_in_tile(below, bonds[first + i - t.stride[a]], a)) return false;
-    }
-    return true;
-  }
   /// Whether that bond goes to a ghost layer.
   __device__ bool crosses_box(const uint32_t (&x)[D], int a) const {
     return t.split[a] && x[a] + 2 == t.extent[a];
@@ -260,9 +246,7 @@ __global__ void label_tiles_kernel(TileGrid<D> t, const uint8_t* bonds, uint32_t
   for (int n = threadIdx.x; n <= t.sites; n += blockDim.x) {
     const uint32_t root = find_root(local, static_cast<uint32_t>(n));
     atomicExch(local + n, root);
-    uint32_t x[D], i;
-    if (n == 0 || (tile.site(n - 1, x, i) && tile.may_be_least(n - 1, x, i, bonds)))
-      atomicMin(smallest + root, static_cast<uint32_t>(n));
+    atomicMin(smallest + root, static_cast<uint32_t>(n));
   }
   __syncthreads();
   for (int l = threadIdx.x; l < t.sites; l += blockDim.x) {

@@ -367,14 +367,27 @@ struct PackedIsingSums {
   PackedLattice<D> geometry;
   const uint32_t* spins;  ///< one replica's packed storage
 
-  LATTICA_HD_INLINE IsingSums operator()(int64_t index) const {
+  LATTICA_HD_INLINE IsingSums operator()(int64_t index) const { return of(spins, index); }
+
+  /// The same for the replica whose packed storage starts at `base`.
+  LATTICA_HD_INLINE IsingSums of(const uint32_t* base, int64_t index) const {
     const auto k = static_cast<uint32_t>(index);
-    const uint32_t* colour1 = spins + geometry.words;
+    const uint32_t* colour1 = base + geometry.words;
     uint32_t nb[2 * D];
     geometry.neighbour_words(k, 0, colour1, nb);
-    const uint32_t s = spins[k];
+    const uint32_t s = base[k];
     for (int i = 0; i < 2 * D; ++i) nb[i] ^= s;
     return packed_word_sums<D>(nb, s, 0, colour1[k]);
+  }
+};
+
+/// PackedIsingSums of replicas stored one after another (2 words per colour word each), as
+/// f(replica, k) for a segmented reduction; `sums.spins` is replica 0's storage.
+template <int D>
+struct PackedReplicaSums {
+  PackedIsingSums<D> sums;
+  LATTICA_HD_INLINE IsingSums operator()(int64_t replica, int64_t k) const {
+    return sums.of(sums.spins + 2 * replica * static_cast<int64_t>(sums.geometry.words), k);
   }
 };
 

@@ -179,12 +179,25 @@ struct SiteSums {
   typename Model::Params params;
   const typename Model::Spin* spins;  ///< one replica's checkerboard storage
 
-  LATTICA_HD_INLINE typename Model::Sums operator()(int64_t j) const {
-    const typename Model::Spin* colour1 = spins + lattice.half_volume;
+  LATTICA_HD_INLINE typename Model::Sums operator()(int64_t j) const { return of(spins, j); }
+
+  /// The same for the replica whose checkerboard storage starts at `base`.
+  LATTICA_HD_INLINE typename Model::Sums of(const typename Model::Spin* base, int64_t j) const {
+    const typename Model::Spin* colour1 = base + lattice.half_volume;
     typename Model::Spin nb[2 * D];
     int k = 0;
     lattice.visit_neighbours(j, 0, [&](int64_t n) { nb[k++] = colour1[n]; });
-    return Model::template site_sums<D>(params, spins[j], nb, colour1[j]);
+    return Model::template site_sums<D>(params, base[j], nb, colour1[j]);
+  }
+};
+
+/// SiteSums of replicas stored one after another, as f(replica, j) for a segmented reduction
+/// (every replica's sums in one pass); `sums.spins` is replica 0's storage.
+template <int D, class Model>
+struct ReplicaSiteSums {
+  SiteSums<D, Model> sums;
+  LATTICA_HD_INLINE typename Model::Sums operator()(int64_t replica, int64_t j) const {
+    return sums.of(sums.spins + replica * sums.lattice.volume(), j);
   }
 };
 

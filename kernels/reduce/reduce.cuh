@@ -144,6 +144,36 @@ __global__ void __launch_bounds__(kReduceBlock, reduce_min_blocks<T>())
   }
 }
 
+/// f(segment, i) seen as a function of i alone: one segment of a segmented reduction.
+template <class F>
+struct SegmentTerms {
+  F f;
+  int64_t segment;
+  __device__ __forceinline__ auto operator()(int64_t i) const { return f(segment, i); }
+};
+
+/// Block (b, s) sums f(first + s, i) over its grid-stride share of [0, n), striding by the
+/// grid's x extent as reduce_sum_kernel does, into partials[s * gridDim.x + b].
+template <class T, class F>
+__global__ void __launch_bounds__(kReduceBlock, reduce_min_blocks<T>())
+    segment_partials_kernel(int64_t n, F f, int64_t first, T* partials) {
+  const T sum = block_sum_of<T>(n, SegmentTerms<F>{f, first + blockIdx.y});
+  if (threadIdx.x == 0) partials[static_cast<int64_t>(blockIdx.y) * gridDim.x + blockIdx.x] = sum;
+}
+
+/// Block s adds segment s's `blocks` partials in block order into results[s], as the last
+/// block of reduce_sum_kernel adds its partials: the segment's sum bit for bit as a reduction
+/// of that segment alone would give it.
+template <class T>
+__global__ void __launch_bounds__(kReduceBlock)
+    segment_totals_kernel(const T* partials, int blocks, T* results) {
+  const T* own = partials + static_cast<int64_t>(blockIdx.x) * blocks;
+  T sum{};
+  for (int b = threadIdx.x; b < blocks; b += kReduceBlock) sum = sum + own[b];
+  sum = block_reduce_sum(sum);
+  if (threadIdx.x == 0) results[blockIdx.x] = sum;
+}
+
 /// Number of blocks for n elements.
 inline int reduce_blocks(int64_t n) {
   const int64_t blocks = (n + kReduceBlock - 1) / kReduceBlock;
@@ -159,6 +189,27 @@ void device_reduce_sum(int64_t n, const F& f, T* d_partials, unsigned int* d_tic
   reduce_sum_kernel<T>
       <<<reduce_blocks(n), kReduceBlock, 0, stream>>>(n, f, d_partials, d_ticket, d_result);
   LATTICA_CUDA_CHECK_LAUNCH(stream);
+}
+
+/// d_results[s] = the sum of f(s, i), i in [0, n), for every segment s in [0, segments): each
+/// bit for bit device_reduce_sum's of that segment alone, in two launches per chunk of segments
+/// whose partials fit in d_partials (kReduceMaxBlocks values of T), not two per segment.
+/// Asynchronous on `stream`.
+template <class T, class F>
+void device_reduce_segments(int64_t segments, int64_t n, const F& f, T* d_partials, T* d_results,
+                            cudaStream_t stream) {
+  const int blocks = reduce_blocks(n);
+  const int64_t chunk = kReduceMaxBlocks / blocks;  // >= 1: blocks <= kReduceMaxBlocks
+  for (int64_t first = 0; first < segments; first += chunk) {
+    const auto count = static_cast<unsigned>(chunk < segments - first ? chunk : segments - first);
+    segment_partials_kernel<T>
+        <<<dim3(static_cast<unsigned>(blocks), count), kReduceBlock, 0, stream>>>(n, f, first,
+                                                                                  d_partials);
+    LATTICA_CUDA_CHECK_LAUNCH(stream);
+    segment_totals_kernel<T>
+        <<<count, kReduceBlock, 0, stream>>>(d_partials, blocks, d_results + first);
+    LATTICA_CUDA_CHECK_LAUNCH(stream);
+  }
 }
 
 /// *d_result += the sum of f(i), i in [0, n), for T of 64-bit integer fields

@@ -74,6 +74,10 @@ class PackedIsing {
 
   /// Queues each replica's exact sums into sums[r] (a box: its interior words only).
   void sums_into(const IsingParams&, IsingSums* sums) const {
+    if (!box_ && replicas_ > 1) {  // every replica in one pass (parallel tempering's rounds)
+      return exec_.template reduce_segments_into<IsingSums>(
+          replicas_, geometry_.words, PackedReplicaSums<D>{{geometry_, spins_.data()}}, sums);
+    }
     for (int r = 0; r < replicas_; ++r) {
       if (box_) {  // the interior words only
         over_row_block(box_->interior(), geometry_.row_words, 0,

@@ -55,6 +55,11 @@ class SiteStorage {
       return exec_.for_each(replicas_,
                             ReplicaSums<D, Model>{lattice_, params, sites_.data(), sums});
     }
+    if (!box_ && replicas_ > 1) {  // every replica in one pass (parallel tempering's rounds)
+      return exec_.template reduce_segments_into<Sums>(
+          replicas_, lattice_.half_volume,
+          ReplicaSiteSums<D, Model>{{lattice_, params, sites_.data()}}, sums);
+    }
     for (int r = 0; r < replicas_; ++r) {
       const SiteSums<D, Model> site_sums{lattice_, params, sites_.data() + r * lattice_.volume()};
       if (box_) {

@@ -121,5 +121,40 @@ TEST(GpuReduce, DoubleMatchesHostToRoundingAndRepeats) {
   }
 }
 
+// Segment s of a segmented reduction: s * n + i of one array.
+struct SegmentOfArray {
+  const double* data;
+  int64_t n;
+  __device__ double operator()(int64_t s, int64_t i) const { return data[s * n + i]; }
+};
+
+// Every segment's sum is bit for bit the reduction of that segment alone (so a run's measured
+// sums do not depend on how many replicas it has), also where the segments' partials need
+// several chunks (many segments of many blocks).
+TEST(GpuReduce, SegmentsEqualSeparateReductionsBitForBit) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  CudaExec exec(0);
+  std::mt19937_64 gen(20);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const std::vector<std::pair<int64_t, int64_t>> shapes{{1, 1000},   {3, 1},      {5, 257},
+                                                        {64, 32768}, {1500, 100}, {9, 300000}};
+  for (const auto& [segments, n] : shapes) {
+    std::vector<double> data(static_cast<size_t>(segments * n));
+    for (auto& x : data) x = u(gen) * 1e3 + 1e-3 * u(gen);
+    auto d = upload(exec, data);
+    DeviceBuffer<double> together(segments), alone(segments);
+    exec.reduce_segments_into<double>(segments, n, SegmentOfArray{d.data(), n}, together.data());
+    for (int64_t s = 0; s < segments; ++s) {
+      exec.reduce_sum_into<double>(n, ReadArray<double>{d.data() + s * n}, alone.data() + s);
+    }
+    std::vector<double> got(static_cast<size_t>(segments)), want(got.size());
+    exec.copy_to_host(together, got.data());
+    exec.copy_to_host(alone, want.data());
+    for (int64_t s = 0; s < segments; ++s) {
+      ASSERT_EQ(got[s], want[s]) << segments << " segments of " << n << ", segment " << s;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lattica

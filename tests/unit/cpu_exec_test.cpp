@@ -49,6 +49,22 @@ TEST(CpuExec, FloatingReductionDoesNotDependOnThreads) {
 namespace lattica {
 namespace {
 
+// Each segment of a segmented reduction is the reduction of that segment alone, bit for bit.
+TEST(CpuExec, SegmentsEqualSeparateReductions) {
+  std::vector<double> data(7 * 1001);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = std::sin(0.37 * static_cast<double>(i)) * 1e3;
+  const int64_t n = 1001;
+  std::vector<double> got(7);
+  const CpuExec exec(2);
+  exec.reduce_segments_into<double>(
+      7, n, [&](int64_t s, int64_t i) { return data[static_cast<size_t>(s * n + i)]; }, got.data());
+  for (int64_t s = 0; s < 7; ++s) {
+    EXPECT_EQ(got[s], exec.reduce_sum<double>(
+                          n, [&](int64_t i) { return data[static_cast<size_t>(s * n + i)]; }))
+        << "segment " << s;
+  }
+}
+
 TEST(CpuExec, HistogramMatchesNaiveCount) {
   std::mt19937_64 gen(5);
   std::vector<int64_t> bin(300001);
