@@ -20,7 +20,12 @@ struct KernelCase {
   Precision precision;
   bool multispin = false;  ///< Ising: the multi-spin-coded kernel (1 bit per spin)
   bool cluster = false;    ///< a cluster move, timed at its own default size
+  int replicas = 1;        ///< replicas updated together (ensemble cases: kEnsembleReplicas)
+  bool tempered = false;   ///< the replicas are the rungs of a parallel-tempering ladder
 };
+
+/// Ensemble cases: a ladder of this many rungs, against as many untempered replicas.
+constexpr int kEnsembleReplicas = 64;
 
 struct Result {
   KernelCase kernel;
@@ -69,6 +74,14 @@ std::vector<KernelCase> kernels_of(const BenchOptions& o) {
   if (o.model == "ising") {
     out.push_back({"swendsen_wang multispin", {A::swendsen_wang}, Precision::float64, true, true});
   }
+  // Parallel tempering: a ladder of kEnsembleReplicas rungs exchanging every sweep, and as many
+  // untempered replicas of the same lattice (the difference is the exchange rounds' cost).
+  const Precision first = continuous ? Precision::float32 : Precision::float64;
+  const bool packed = o.model == "ising";
+  const std::string base = packed ? "metropolis multispin" : "metropolis";
+  out.push_back({base + " replicas", {A::metropolis}, first, packed, false, kEnsembleReplicas});
+  out.push_back(
+      {base + " tempering", {A::metropolis}, first, packed, false, kEnsembleReplicas, true});
   // --kernel and --precision pick some (to time, or profile, one kernel alone).
   const auto unwanted = [&](const KernelCase& k) {
     const bool precision_differs = continuous && !o.precision.empty() &&
@@ -113,6 +126,15 @@ EngineSettings settings_for(const BenchOptions& o, const KernelCase& k,
   s.lambda = 1.1;
   s.sequence = k.sequence;
   s.multispin = k.multispin;
+  s.replicas = k.replicas;
+  if (k.tempered) {  // rungs spread around the coupling above, exchanging every sweep
+    std::vector<double>& ladder = o.model == "phi4" ? s.tempering.kappa : s.tempering.beta;
+    const double middle = o.model == "phi4" ? s.kappa : s.beta;
+    for (int r = 0; r < k.replicas; ++r) {
+      ladder.push_back(middle * (0.9 + 0.2 * r / (k.replicas - 1)));
+    }
+    s.tempering.exchange_every = 1;
+  }
   s.langevin_step = 0.02;
   s.seed = 2026;
   s.cuda_device = o.device;
@@ -180,8 +202,9 @@ void write_json(const std::string& path, const std::string& device, double copy,
   for (size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
     out << "    {\"kernel\": \"" << r.kernel.name << "\", \"type\": \"" << type_name(o, r.kernel)
-        << "\", \"lattice\": \"" << dims_text(r.dims)
-        << "\", \"seconds_per_sweep\": " << r.seconds_per_sweep
+        << "\", \"lattice\": \"" << dims_text(r.dims) << "\", \"replicas\": " << r.kernel.replicas
+        << ", \"tempering_rungs\": " << (r.kernel.tempered ? r.kernel.replicas : 0)
+        << ", \"seconds_per_sweep\": " << r.seconds_per_sweep
         << ", \"site_updates_per_ns\": " << r.site_updates_per_ns
         << ", \"bytes_per_site_update\": " << r.bytes_per_site
         << ", \"gb_per_s\": " << r.gigabytes_per_second
@@ -312,6 +335,23 @@ int run_scaling(const BenchOptions& o, Communicator& world) {
 
 }  // namespace
 
+/// The exchange rounds' share of a tempered sweep, from the tempered and the untempered
+/// ensemble cases when both ran.
+void print_tempering_overhead(const std::vector<Result>& results) {
+  const Result* plain = nullptr;
+  const Result* tempered = nullptr;
+  for (const Result& r : results) {
+    if (r.kernel.replicas > 1) (r.kernel.tempered ? tempered : plain) = &r;
+  }
+  if (!plain || !tempered) return;
+  std::printf(
+      "parallel tempering, %d rungs of %s exchanging every sweep: %.3g ms per sweep against "
+      "%.3g ms untempered; the exchange rounds take %.1f%% of the tempered sweep\n",
+      tempered->kernel.replicas, dims_text(tempered->dims).c_str(),
+      1e3 * tempered->seconds_per_sweep, 1e3 * plain->seconds_per_sweep,
+      100.0 * (1.0 - plain->seconds_per_sweep / tempered->seconds_per_sweep));
+}
+
 int run_bench(const BenchOptions& o, Communicator& ranks) {
   if (!o.scaling.empty()) return run_scaling(o, ranks);
   if (ranks.size() > 1) {
@@ -340,6 +380,10 @@ int run_bench(const BenchOptions& o, Communicator& ranks) {
   // The multi-spin-coded Ising kernel at the size of the published comparisons, 65536^2.
   const std::vector<int64_t> packed_dims =
       !o.dims.empty() ? o.dims : std::vector<int64_t>{65536, 65536};
+  // Ensembles of many small lattices: 2D 256^2 (issue 21's ladder), 3D 64^3.
+  const std::vector<int64_t> ensemble_dims = !o.dims.empty() ? o.dims
+                                             : lattice_2d    ? std::vector<int64_t>{256, 256}
+                                                             : std::vector<int64_t>{64, 64, 64};
   // Cluster moves at the sizes of their targets (issue 19): 8192^2, 256^3.
   const std::vector<int64_t> cluster_dims = !o.dims.empty() ? o.dims
                                             : lattice_2d    ? std::vector<int64_t>{8192, 8192}
@@ -361,8 +405,11 @@ int run_bench(const BenchOptions& o, Communicator& ranks) {
   for (const KernelCase& k : kernels_of(o)) {
     Result r;
     r.kernel = k;
-    r.dims = k.cluster ? cluster_dims : k.multispin ? packed_dims : dims;
-    r.cpu_dims = cpu_dims;
+    r.dims = k.replicas > 1 ? ensemble_dims
+             : k.cluster    ? cluster_dims
+             : k.multispin  ? packed_dims
+                            : dims;
+    r.cpu_dims = k.replicas > 1 && o.cpu_dims.empty() ? r.dims : cpu_dims;
     if (k.multispin && !uses_packed_ising(settings_for(o, k, r.dims))) {
       std::fprintf(stderr, "sim bench: %s skipped: the last extent of %s is not a multiple of 64\n",
                    k.name.c_str(), dims_text(r.dims).c_str());
@@ -379,7 +426,7 @@ int run_bench(const BenchOptions& o, Communicator& ranks) {
     device = gpu->device_name();
     r.seconds_per_sweep = seconds_per_sweep(*gpu, o.repeats);
     gpu.reset();
-    const double sites = static_cast<double>(volume_of(r.dims));
+    const double sites = static_cast<double>(volume_of(r.dims)) * k.replicas;
     r.site_updates_per_ns = sites / (r.seconds_per_sweep * 1e9);
     EngineSettings s = settings_for(o, k, r.dims);
     r.bytes_per_site = k.multispin ? 2.0 / 8.0 : 2.0 * static_cast<double>(site_bytes(s));
@@ -387,8 +434,8 @@ int run_bench(const BenchOptions& o, Communicator& ranks) {
     r.gigabytes_per_second = r.bytes_per_site * sites / r.seconds_per_sweep / 1e9;
     r.percent_of_copy = 100.0 * r.gigabytes_per_second * 1e9 / copy;
     auto cpu = make_cpu_engine(settings_for(o, k, cpu_dims));
-    r.cpu_site_updates_per_ns =
-        static_cast<double>(volume_of(cpu_dims)) / (seconds_per_sweep(*cpu, 3) * 1e9);
+    r.cpu_site_updates_per_ns = static_cast<double>(volume_of(r.cpu_dims)) * k.replicas /
+                                (seconds_per_sweep(*cpu, 3) * 1e9);
     results.push_back(r);
   }
   std::printf("sim bench: %s, copy bandwidth %.1f GB/s (device-to-device, read + write)\n",
@@ -407,7 +454,9 @@ int run_bench(const BenchOptions& o, Communicator& ranks) {
       "move far more (FFTs, layout permutations); the multi-spin-coded Ising kernels "
       "(1 bit per spin) are bound by arithmetic (random numbers), not memory. A cluster pass "
       "labels the whole lattice (wolff: for one cluster, whose sites it flips); its updates/ns "
-      "are sites labelled per ns.\n");
+      "are sites labelled per ns. Ensemble cases (replicas, tempering) count the site updates of "
+      "all their replicas.\n");
+  print_tempering_overhead(results);
   if (!o.json_path.empty()) write_json(o.json_path, device, copy, o, results);
   return 0;
 }
