@@ -8,19 +8,21 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "sim/output/file_copy.hpp"
+
 namespace lattica {
 
 namespace {
 
 constexpr char kMagic[8] = {'L', 'A', 'T', 'C', 'K', 'P', 'T', '1'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 1;       // the configuration inside
+constexpr uint32_t kPartsVersion = 2;  // a manifest: the parts first, then version 1's payload
 constexpr uint32_t kByteOrderMark = 0x01020304;  // refuses files from the other endianness
 
 /// FNV-1a over the payload: detects a truncated or damaged file.
@@ -93,8 +95,30 @@ class Reader {
   std::string path_;
 };
 
+/// The description of a decomposed checkpoint's parts.
+void serialize_parts(Writer& w, const CheckpointParts& p) {
+  w.put(p.generation);
+  w.put(p.dims);
+  w.put(p.grid);
+  w.put(p.replicas);
+  w.put(p.site_bytes);
+}
+
+void deserialize_parts(Reader& r, CheckpointParts& p) {
+  p.generation = r.get_string();
+  p.dims = r.get_vector<int64_t>();
+  p.grid = r.get_vector<int>();
+  p.replicas = r.get<int32_t>();
+  p.site_bytes = r.get<uint64_t>();
+  const bool fits = !p.generation.empty() && p.generation.find('/') == std::string::npos &&
+                    p.generation != "." && p.generation != ".." && p.dims.size() == p.grid.size() &&
+                    !p.dims.empty() && p.replicas > 0 && p.site_bytes > 0;
+  if (!fits) r.fail("its description of the parts is damaged");
+}
+
 std::vector<unsigned char> serialize(const Checkpoint& c) {
   Writer w;
+  if (!c.parts.generation.empty()) serialize_parts(w, c.parts);
   w.put(c.chain_config);
   w.put(c.sweep);
   w.put(c.last_snapshot);
@@ -190,8 +214,9 @@ void check_counts(const Checkpoint& c, const Reader& r) {
     r.fail("the Langevin step or shift is not finite");
 }
 
-Checkpoint deserialize(Reader& r) {
+Checkpoint deserialize(Reader& r, bool parts) {
   Checkpoint c;
+  if (parts) deserialize_parts(r, c.parts);
   c.chain_config = r.get_string();
   c.sweep = r.get<int64_t>();
   c.last_snapshot = r.get<int64_t>();
@@ -250,7 +275,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   const std::vector<unsigned char> payload = serialize(c);
   Writer header;
   for (char m : kMagic) header.put(m);
-  header.put(kVersion);
+  header.put(c.parts.generation.empty() ? kVersion : kPartsVersion);
   header.put(kByteOrderMark);
   header.put<uint64_t>(payload.size());
   header.put(checksum(payload.data(), payload.size()));
@@ -284,13 +309,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   }
   if (::close(fd) != 0) fail_io("close", temporary);
   if (std::rename(temporary.c_str(), path.c_str()) != 0) fail_io("rename into place", path);
-  // And the rename reaches the disk: sync the directory.
-  const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
-  const int dir = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
+  sync_directory_of(path);  // and the rename reaches the disk
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
@@ -308,7 +327,9 @@ Checkpoint read_checkpoint(const std::string& path) {
   for (char m : kMagic) {
     if (header.get<char>() != m) header.fail("not a Lattica checkpoint");
   }
-  if (header.get<uint32_t>() != kVersion) header.fail("written by another format version");
+  const auto version = header.get<uint32_t>();
+  if (version != kVersion && version != kPartsVersion)
+    header.fail("written by another format version");
   if (header.get<uint32_t>() != kByteOrderMark)
     header.fail("written on a machine of other byte order");
   const auto size = header.get<uint64_t>();
@@ -317,7 +338,7 @@ Checkpoint read_checkpoint(const std::string& path) {
   if (bytes.size() - start != size) header.fail("truncated");
   if (checksum(bytes.data() + start, size) != sum) header.fail("checksum mismatch (damaged)");
   Reader r(bytes.data() + start, size, path);
-  return deserialize(r);
+  return deserialize(r, version == kPartsVersion);
 }
 
 }  // namespace lattica

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "sim/engine/engine.hpp"
 
@@ -26,12 +27,24 @@ struct OutputLengths {
   int64_t timeslices = 0;
 };
 
+/// A decomposed run's checkpoint (sim/checkpoint_parts.hpp): each rank's box of the
+/// configuration in its own file, part-R.h5 in folder `generation` of the checkpoint's parts
+/// folder; the checkpoint file itself (the manifest) holds the rest.
+struct CheckpointParts {
+  std::string generation;     ///< empty: a single-file checkpoint, the configuration inside it
+  std::vector<int64_t> dims;  ///< the lattice
+  std::vector<int> grid;      ///< boxes per axis; part R is the box of rank R (Decomposition)
+  int32_t replicas = 0;
+  uint64_t site_bytes = 0;
+};
+
 struct Checkpoint {
   std::string chain_config;  ///< the input keys that determine the chain (config.hpp)
   int64_t sweep = 0;         ///< sweeps completed
   int64_t last_snapshot = -1;
   OutputLengths output;
-  EngineState engine;
+  EngineState engine;  ///< with parts: no configuration, until read_checkpoint_region() adds it
+  CheckpointParts parts;
 };
 
 /// The checkpoint file of an output file.

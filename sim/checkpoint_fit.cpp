@@ -17,8 +17,7 @@ namespace {
 /// The first site of `configuration` (replica-major, lexicographic, `site_size` bytes a site)
 /// whose state the model cannot reach, described; empty when there is none.
 std::string impossible_site(const std::vector<unsigned char>& configuration, const Config& config,
-                            size_t site_size) {
-  const int64_t volume = config.volume();
+                            size_t site_size, int64_t volume) {
   const size_t sites = configuration.size() / site_size;
   auto where = [&](size_t i) {
     return "site " + std::to_string(static_cast<int64_t>(i) % volume) + " of replica " +
@@ -134,11 +133,18 @@ void check_checkpoint_fits(const Checkpoint& c, const Config& config, const std:
 
   const size_t site_size = site_bytes(config.engine_settings());
   const size_t bytes = static_cast<size_t>(replicas * config.volume()) * site_size;
-  if (e.configuration.size() != bytes) {
+  const CheckpointParts& parts = c.parts;
+  if (!parts.generation.empty()) {  // the configuration is in the parts: their shape here
+    if (parts.dims != config.dims || parts.replicas != replicas || parts.site_bytes != site_size)
+      problems.push_back("its parts hold " + std::to_string(parts.replicas) + " replica(s) of " +
+                         std::to_string(volume_of(parts.dims)) + " sites of " +
+                         std::to_string(parts.site_bytes) + " bytes, not this run's lattice");
+  } else if (e.configuration.size() != bytes) {
     problems.push_back("the configuration has " + std::to_string(e.configuration.size()) +
                        " bytes, where " + std::to_string(replicas) + " replica(s) of " +
                        std::to_string(config.volume()) + " sites need " + std::to_string(bytes));
-  } else if (const std::string site = impossible_site(e.configuration, config, site_size);
+  } else if (const std::string site =
+                 impossible_site(e.configuration, config, site_size, config.volume());
              !site.empty()) {
     problems.push_back("the configuration's " + site);
   }
@@ -146,6 +152,15 @@ void check_checkpoint_fits(const Checkpoint& c, const Config& config, const std:
   std::string list;
   for (const std::string& p : problems) list += (list.empty() ? "" : "; ") + p;
   throw CheckpointError("checkpoint " + path + " cannot continue this run: " + list);
+}
+
+void check_region_fits(const std::vector<unsigned char>& region, int64_t sites,
+                       const Config& config, const std::string& path) {
+  const size_t site_size = site_bytes(config.engine_settings());
+  const std::string site = impossible_site(region, config, site_size, sites);
+  if (!site.empty())
+    throw CheckpointError("checkpoint " + path + " cannot continue this run: in this rank's box, " +
+                          site);
 }
 
 }  // namespace lattica

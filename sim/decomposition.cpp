@@ -119,12 +119,18 @@ std::vector<int> Decomposition::coordinates(int rank) const {
 }
 
 std::vector<int64_t> Decomposition::storage_origin(int rank) const {
-  const std::vector<int> c = coordinates(rank);
-  std::vector<int64_t> o(grid_.size());
+  std::vector<int64_t> o = box_origin(rank);
   for (size_t a = 0; a < o.size(); ++a) {
     const int64_t ghost = split(static_cast<int>(a)) ? 1 : 0;
-    o[a] = (c[a] * box_[a] - ghost + dims_[a]) % dims_[a];
+    o[a] = (o[a] - ghost + dims_[a]) % dims_[a];
   }
+  return o;
+}
+
+std::vector<int64_t> Decomposition::box_origin(int rank) const {
+  const std::vector<int> c = coordinates(rank);
+  std::vector<int64_t> o(grid_.size());
+  for (size_t a = 0; a < o.size(); ++a) o[a] = c[a] * box_[a];
   return o;
 }
 
@@ -172,6 +178,16 @@ void Decomposition::box_into_whole(int rank, const void* box, void* whole,
   const size_t row_bytes = static_cast<size_t>(dims_.back()) * element_bytes;
   for_each_row(rank, false, [&](int64_t whole_row, int64_t row) {
     std::memcpy(static_cast<unsigned char*>(whole) + whole_row * row_bytes,
+                static_cast<const unsigned char*>(box) + row * row_bytes, row_bytes);
+  });
+}
+
+void Decomposition::interior_of_box(int rank, const void* box, void* interior,
+                                    size_t element_bytes) const {
+  const size_t row_bytes = static_cast<size_t>(dims_.back()) * element_bytes;
+  int64_t next = 0;  // interior rows come in the storage's order
+  for_each_row(rank, false, [&](int64_t, int64_t row) {
+    std::memcpy(static_cast<unsigned char*>(interior) + next++ * row_bytes,
                 static_cast<const unsigned char*>(box) + row * row_bytes, row_bytes);
   });
 }

@@ -28,6 +28,8 @@ class Decomposition {
   std::vector<int64_t> storage_extents() const;
   /// Global coordinate of storage coordinate 0 of `rank`'s box (modulo the lattice).
   std::vector<int64_t> storage_origin(int rank) const;
+  /// Global coordinate of the first interior site of `rank`'s box.
+  std::vector<int64_t> box_origin(int rank) const;
   /// The box's place in the grid (row-major over the grid, last axis fastest, like sites).
   std::vector<int> coordinates(int rank) const;
   /// The rank one box along `axis` in `direction` (+1 or -1), periodically.
@@ -39,6 +41,9 @@ class Decomposition {
   void box_from_whole(int rank, const void* whole, void* box, size_t element_bytes) const;
   /// Writes the interior of `rank`'s storage-shaped lexicographic array into the whole lattice.
   void box_into_whole(int rank, const void* box, void* whole, size_t element_bytes) const;
+  /// Copies the interior of `rank`'s storage-shaped lexicographic array into `interior`
+  /// (lexicographic over box()).
+  void interior_of_box(int rank, const void* box, void* interior, size_t element_bytes) const;
 
  private:
   /// Calls f(whole row, storage row) for each row of the box's storage (interior rows only

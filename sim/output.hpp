@@ -92,6 +92,15 @@ class OutputFile {
   /// metadata's snapshot format) taken after `sweep` sweeps.
   void append_snapshot(int64_t sweep, const void* configuration);
 
+  /// Appends a frame taken after `sweep` sweeps whose configuration write_snapshot_block() then
+  /// writes a box at a time (a decomposed run's, so no rank holds the whole lattice).
+  void begin_snapshot(int64_t sweep);
+  /// Writes the sites x_a = origin[a] + i_a, i_a < extents[a] (a box; the last axis whole) of
+  /// every replica into the frame begun last: `box` replica-major, lexicographic over the box, in
+  /// the snapshot format (bit-packed: 8 sites of the last axis a byte).
+  void write_snapshot_block(const std::vector<int64_t>& origin, const std::vector<int64_t>& extents,
+                            const void* box);
+
   /// Appends per-measurement structure-factor values: sweeps[j] and values[(j * R + r) * 2 +
   /// {0, 1}] = S(0), S(k_min), with xi_2 from them.
   void append_structure_factor_series(const std::vector<int64_t>& sweeps,

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernels/models/ising.hpp"
+#include "sim/checkpoint_parts.hpp"
 #include "sim/cli/resume.hpp"
 #include "sim/config/schema.hpp"
 #include "sim/decomposition.hpp"
@@ -156,7 +157,10 @@ std::unique_ptr<Engine> make_engine(const Config& config,
 bool run_point(const Config& config, Engine& engine, Communicator& world, bool force, bool quiet,
                bool resume) {
   Checkpoint checkpoint;
-  if (resume) checkpoint = checkpoint_to_resume(config);
+  if (resume) {
+    checkpoint = checkpoint_to_resume(config);
+    read_resumed_configuration(checkpoint, config, world);
+  }
   const bool root = world.rank() == 0;
   if (!quiet) {
     std::cerr << "sim: backend " << engine.backend_name() << " ("
@@ -173,6 +177,7 @@ bool run_point(const Config& config, Engine& engine, Communicator& world, bool f
   } else {
     // Stale ones (this run holds the output's lock: no live run owns them).
     std::filesystem::remove(checkpoint_path(config.output_path));
+    remove_checkpoint_parts(checkpoint_path(config.output_path));
     std::filesystem::remove(working_copy_path(config.output_path));
     out = std::make_unique<OutputFile>(config.output_path, force, metadata(config, engine, world),
                                        engine.observable_names(), engine.observable_descriptions());

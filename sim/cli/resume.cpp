@@ -1,10 +1,13 @@
 #include "sim/cli/resume.hpp"
 
+#include <exception>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "sim/checkpoint_fit.hpp"
+#include "sim/checkpoint_parts.hpp"
+#include "sim/decomposition.hpp"
 #include "sim/output.hpp"
 
 namespace lattica::cli {
@@ -43,6 +46,34 @@ Checkpoint checkpoint_to_resume(const Config& config) {
                      " of the checkpoint is missing");
   }
   return c;
+}
+
+void read_resumed_configuration(Checkpoint& c, const Config& config, Communicator& world) {
+  if (c.parts.generation.empty()) return;  // a single file: the configuration is in it
+  const std::string path = checkpoint_path(config.output_path);
+  EngineState& e = c.engine;
+  if (world.size() > 1) {  // this rank's storage: its box and the ghost layers around it
+    const Decomposition boxes(config.dims, config.parallel_grid, world.size());
+    e.region_origin = boxes.storage_origin(world.rank());
+    e.region_extents = boxes.storage_extents();
+  }
+  const std::vector<int64_t> origin =
+      world.size() > 1 ? e.region_origin : std::vector<int64_t>(config.dims.size(), 0);
+  const std::vector<int64_t> extents = world.size() > 1 ? e.region_extents : config.dims;
+  std::string failure;
+  try {
+    e.configuration = read_checkpoint_region(path, c, origin, extents);
+    check_region_fits(e.configuration, volume_of(extents), config, path);
+  } catch (const CheckpointError& error) {
+    failure = error.what();
+  } catch (const std::exception& error) {  // HdfError: a part missing or unreadable
+    failure = "checkpoint " + path + ": a part cannot be read: " + error.what();
+  }
+  if (world.max(failure.empty() ? 0 : 1) != 0) {  // every rank stops, each with a reason
+    throw InputError(
+        "--resume: " +
+        (failure.empty() ? "checkpoint " + path + ": another rank cannot read its box" : failure));
+  }
 }
 
 PointStart resume_start(const Config& config, bool sweep) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "sim/checkpoint.hpp"
+#include "sim/communicator.hpp"
 #include "sim/config.hpp"
 
 namespace lattica::cli {
@@ -14,6 +15,11 @@ enum class PointStart : int8_t { fresh, resume, skip };
 /// The checkpoint a --resume continues from, checked against the input; InputError (exit 2,
 /// nothing touched) when there is none or it belongs to another chain.
 Checkpoint checkpoint_to_resume(const Config& config);
+
+/// A decomposed checkpoint's configuration (collective): this rank's box with its ghost layers,
+/// or the whole lattice when alone, read from the parts into c.engine; nothing for a single-file
+/// checkpoint. InputError on every rank when one rank cannot read its box.
+void read_resumed_configuration(Checkpoint& c, const Config& config, Communicator& world);
 
 /// How --resume continues one point, decided by rank 0 while it holds the point's lock: from
 /// its checkpoint; not at all when it is finished; from the start when it is a point of a sweep

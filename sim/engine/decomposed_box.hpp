@@ -140,40 +140,61 @@ class DecomposedBox {
   /// every replica) on rank 0; other ranks leave `whole` alone. Collective; one box at a time.
   void gather_whole(const void* box, void* whole, size_t site_bytes) {
     const int64_t box_sites = lattice_.volume();
-    const int64_t sites = volume_of(decomposition_.dims());
     const size_t box_bytes = static_cast<size_t>(replicas_ * box_sites) * site_bytes;
-    if (comm_.rank() != 0) return comm_.send(box, box_bytes, 0, kGatherTag);
-    std::vector<unsigned char> received(box_bytes);
-    for (int rank = 0; rank < comm_.size(); ++rank) {
-      const auto* from = static_cast<const unsigned char*>(box);
-      if (rank > 0) {
-        comm_.receive(received.data(), box_bytes, rank, kGatherTag);
-        from = received.data();
-      }
-      for (int r = 0; r < replicas_; ++r) {
-        decomposition_.box_into_whole(
-            rank, from + static_cast<size_t>(r * box_sites) * site_bytes,
-            static_cast<unsigned char*>(whole) + static_cast<size_t>(r * sites) * site_bytes,
-            site_bytes);
-      }
+    to_root_in_turn(box, box_bytes, [&](int rank, const void* from) {
+      for_each_replica(from, box_sites, whole, volume_of(decomposition_.dims()), site_bytes,
+                       [&](const unsigned char* in, unsigned char* out) {
+                         decomposition_.box_into_whole(rank, in, out, site_bytes);
+                       });
+    });
+  }
+
+  /// Sends every rank's `bytes` at `mine` to rank 0 (collective), which calls take(rank, data)
+  /// for every rank in order, its own first; one rank's data in memory at a time.
+  template <class Take>
+  void to_root_in_turn(const void* mine, size_t bytes, const Take& take) {
+    if (comm_.rank() != 0) return comm_.send(mine, bytes, 0, kGatherTag);
+    take(0, mine);
+    std::vector<unsigned char> received(bytes);
+    for (int rank = 1; rank < comm_.size(); ++rank) {
+      comm_.receive(received.data(), bytes, rank, kGatherTag);
+      take(rank, received.data());
     }
   }
 
   /// This rank's box (as gather_whole takes it) out of a whole configuration held by every rank.
   void box_from_whole(const void* whole, void* box, size_t site_bytes) const {
-    const int64_t box_sites = lattice_.volume();
-    const int64_t sites = volume_of(decomposition_.dims());
-    for (int r = 0; r < replicas_; ++r) {
-      decomposition_.box_from_whole(
-          comm_.rank(),
-          static_cast<const unsigned char*>(whole) + static_cast<size_t>(r * sites) * site_bytes,
-          static_cast<unsigned char*>(box) + static_cast<size_t>(r * box_sites) * site_bytes,
-          site_bytes);
-    }
+    for_each_replica(whole, volume_of(decomposition_.dims()), box, lattice_.volume(), site_bytes,
+                     [&](const unsigned char* from, unsigned char* to) {
+                       decomposition_.box_from_whole(comm_.rank(), from, to, site_bytes);
+                     });
   }
+
+  /// The interior of this rank's box (every replica, lexicographic over the box), out of its
+  /// storage-shaped configuration (as gather_whole takes it).
+  void interior_of_box(const void* box, void* interior, size_t site_bytes) const {
+    for_each_replica(box, lattice_.volume(), interior, volume_of(decomposition_.box()), site_bytes,
+                     [&](const unsigned char* from, unsigned char* to) {
+                       decomposition_.interior_of_box(comm_.rank(), from, to, site_bytes);
+                     });
+  }
+
+  const Decomposition& decomposition() const { return decomposition_; }
 
  private:
   static constexpr int kGatherTag = 7;
+
+  /// copy(replica r of `from`, replica r of `to`) for every replica, of `from_sites` and
+  /// `to_sites` sites of `site_bytes` each.
+  template <class Copy>
+  void for_each_replica(const void* from, int64_t from_sites, void* to, int64_t to_sites,
+                        size_t site_bytes, const Copy& copy) const {
+    for (int r = 0; r < replicas_; ++r) {
+      copy(static_cast<const unsigned char*>(from) +
+               static_cast<size_t>(r * from_sites) * site_bytes,
+           static_cast<unsigned char*>(to) + static_cast<size_t>(r * to_sites) * site_bytes);
+    }
+  }
 
   struct Layer {
     int axis = 0;

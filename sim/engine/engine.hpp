@@ -3,6 +3,7 @@
 // the configuration or output libraries.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -86,6 +87,11 @@ struct TemperingState {
 /// the counter-based random numbers no generator state is needed.
 struct EngineState {
   std::vector<unsigned char> configuration;  ///< every replica, lexicographic, snapshot format
+  /// Decomposed runs: `configuration` holds only the sites whose coordinates x_a are
+  /// region_origin[a] + i_a (modulo the lattice) for i_a < region_extents[a], lexicographic over
+  /// the region, every replica; empty: the whole lattice. state() gives this rank's box interior;
+  /// restore() takes the whole lattice or this rank's box with its ghost layers (the storage).
+  std::vector<int64_t> region_origin, region_extents;
   std::vector<ExactHistogram> histograms;
   StructureFactorSums structure_factor;  ///< samples = 0 when not measured
   int64_t measurements = 0;              ///< taken so far (sets the spectral measurements' cadence)
@@ -93,6 +99,12 @@ struct EngineState {
   bool langevin_shift_set = false;       ///< whether the shift was estimated yet
   TemperingState tempering;              ///< rungs = 0 without tempering
 };
+
+/// One box of a decomposed configuration on its way to rank 0's output: the sites x_a =
+/// origin[a] + i_a, i_a < extents[a], of every replica (replica-major, lexicographic over the
+/// box), in the snapshot format (EngineSettings::snapshot_bits: 8 sites of the last axis a byte).
+using SnapshotBox = std::function<void(const std::vector<int64_t>& origin,
+                                       const std::vector<int64_t>& extents, const void* data)>;
 
 /// A Markov chain (or several replicas of it) on one backend. Sweep indices are global: sweep
 /// k always uses the random numbers of sweep k, whoever runs it, so chains do not depend on
@@ -142,6 +154,12 @@ class Engine {
   /// start_snapshot(slot). It touches nothing else, so another thread may call it while this
   /// one queues sweeps.
   virtual const void* snapshot_data(int slot) = 0;
+  /// Whether snapshots go to rank 0 a box at a time (stream_snapshot(), a decomposed engine)
+  /// instead of through start_snapshot().
+  virtual bool streams_snapshots() const { return false; }
+  /// Sends every rank's box of the configuration to rank 0 in turn (collective), which calls
+  /// `box` for each, its own first; only one box is in rank 0's memory at a time.
+  virtual void stream_snapshot(const SnapshotBox& /*box*/) {}
   /// The state after the sweeps so far. Precondition: queued() == 0 (collect() first).
   virtual EngineState state() = 0;
   /// Continues from a state() of an engine of the same settings (either backend), instead of

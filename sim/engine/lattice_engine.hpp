@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernels/backend/exec_options.hpp"
@@ -135,7 +136,7 @@ class LatticeEngine final : public Engine {
     const int64_t sites = replicas() * volume_;
     const bool bits = kBitSnapshots && settings_.snapshot_bits;
     const int64_t bytes = bits ? sites / 8 : sites * static_cast<int64_t>(sizeof(Spin));
-    if (box_) return gathered_snapshot(slot, bytes, bits);
+    if (box_) throw std::logic_error("start_snapshot: a decomposed engine streams snapshots");
     unsigned char* frame = snapshots_.frame(slot, bytes);
     snapshots_.order_after_copies();  // before the stage or the lexicographic copy is rewritten
     if (bits) {
@@ -150,12 +151,33 @@ class LatticeEngine final : public Engine {
   }
   const void* snapshot_data(int slot) override { return snapshots_.wait(slot); }
 
+  bool streams_snapshots() const override { return box_ != nullptr; }
+  void stream_snapshot(const SnapshotBox& take) override {
+    std::vector<int64_t> origin;
+    std::vector<unsigned char> interior = box_interior(origin);
+    if (kBitSnapshots && settings_.snapshot_bits) {  // 8 sites of the last axis a byte
+      std::vector<unsigned char> packed(interior.size() / 8);
+      const PackSpinBits<LexicographicSpinBits> pack{
+          {reinterpret_cast<const int8_t*>(interior.data())}, packed.data(), 0};
+      for (size_t i = 0; i < packed.size(); ++i) pack(static_cast<int64_t>(i));
+      interior = std::move(packed);
+    }
+    const Decomposition& d = box_->decomposition();
+    box_->to_root_in_turn(interior.data(), interior.size(), [&](int rank, const void* data) {
+      take(d.box_origin(rank), d.box(), data);
+    });
+  }
+
   EngineState state() override {
     if (queued() != 0) throw std::logic_error("LatticeEngine::state: collect() first");
     EngineState s;
-    // Decomposed: gathered on rank 0, which writes the checkpoint.
-    if (root()) s.configuration.resize(static_cast<size_t>(replicas() * volume_) * sizeof(Spin));
-    configuration(s.configuration.data());
+    if (box_) {  // each rank its own part of the checkpoint
+      s.configuration = box_interior(s.region_origin);
+      s.region_extents = box_->decomposition().box();
+    } else {
+      s.configuration.resize(static_cast<size_t>(replicas() * volume_) * sizeof(Spin));
+      configuration(s.configuration.data());
+    }
     s.histograms = queue_.histograms();
     structure_factor(s.structure_factor);
     s.measurements = measurements_;
@@ -166,14 +188,21 @@ class LatticeEngine final : public Engine {
   }
 
   void restore(const EngineState& s) override {
-    if (s.configuration.size() != static_cast<size_t>(replicas() * volume_) * sizeof(Spin))
-      throw std::invalid_argument("restore: the configuration does not match the lattice");
-    // This rank's box of the whole configuration (every rank holds it), or all of it.
+    const size_t storage_bytes = static_cast<size_t>(replicas() * lattice_.volume()) * sizeof(Spin);
     std::vector<Spin> lexicographic(static_cast<size_t>(replicas() * lattice_.volume()));
-    if (box_) {
+    if (!s.region_extents.empty()) {  // this rank's storage, read from a decomposed checkpoint
+      if (!box_ ||
+          s.region_origin != box_->decomposition().storage_origin(box_->communicator().rank()) ||
+          s.region_extents != box_->decomposition().storage_extents() ||
+          s.configuration.size() != storage_bytes)
+        throw std::invalid_argument("restore: the configuration is not this rank's box");
+      std::memcpy(lexicographic.data(), s.configuration.data(), storage_bytes);
+    } else if (s.configuration.size() != static_cast<size_t>(replicas() * volume_) * sizeof(Spin)) {
+      throw std::invalid_argument("restore: the configuration does not match the lattice");
+    } else if (box_) {  // this rank's box of the whole configuration
       box_->box_from_whole(s.configuration.data(), lexicographic.data(), sizeof(Spin));
     } else {
-      std::memcpy(lexicographic.data(), s.configuration.data(), s.configuration.size());
+      std::memcpy(lexicographic.data(), s.configuration.data(), storage_bytes);
     }
     storage_.from_host(lexicographic.data());
     queue_.restore(s.histograms);
@@ -198,6 +227,20 @@ class LatticeEngine final : public Engine {
   /// Whether this engine holds the whole lattice's results: alone, or rank 0 of a decomposition
   /// (which gathers configurations and takes the spectra).
   bool root() const { return !box_ || box_->communicator().rank() == 0; }
+
+  /// This rank's box interior (every replica, lexicographic over the box), and its first
+  /// site's global coordinates into `origin`.
+  std::vector<unsigned char> box_interior(std::vector<int64_t>& origin) {
+    snapshots_.order_after_copies();  // the storage's copies may be a snapshot's source
+    std::vector<Spin> box(static_cast<size_t>(replicas() * lattice_.volume()));
+    storage_.to_host(box.data());
+    const Decomposition& d = box_->decomposition();
+    origin = d.box_origin(box_->communicator().rank());
+    std::vector<unsigned char> interior(static_cast<size_t>(replicas() * volume_of(d.box())) *
+                                        sizeof(Spin));
+    box_->interior_of_box(box.data(), interior.data(), sizeof(Spin));
+    return interior;
+  }
 
   /// This rank's box of a decomposed lattice, over the storage's units; null when alone.
   std::unique_ptr<DecomposedBox<Exec, D>> make_box(const EngineSettings& s) const {
@@ -265,17 +308,6 @@ class LatticeEngine final : public Engine {
     out.values = std::move(values);
     out.replica_rungs = std::move(queued_rungs_);
     queued_rungs_.clear();
-  }
-
-  /// A decomposed engine's snapshot: gathered into rank 0's frame at once (bit-packed there).
-  void gathered_snapshot(int slot, int64_t bytes, bool bits) {
-    unsigned char* frame = root() ? snapshots_.frame(slot, bytes) : nullptr;
-    if (!bits) return configuration(frame);
-    std::vector<int8_t> whole(root() ? static_cast<size_t>(replicas() * volume_) : 0);
-    configuration(whole.data());
-    if (!root()) return;
-    const PackSpinBits<LexicographicSpinBits> pack{{whole.data()}, frame, 0};
-    for (int64_t i = 0; i < bytes; ++i) pack(i);
   }
 
   Exec exec_;

@@ -115,6 +115,10 @@ void replace_by(const std::string& working, const std::string& path) {
   sync_to_disk(working);
   if (std::rename(working.c_str(), path.c_str()) != 0)
     throw HdfError("cannot rename " + working + " to " + path + ": " + std::strerror(errno));
+  sync_directory_of(path);
+}
+
+void sync_directory_of(const std::string& path) {
   const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
   const int dir = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {

@@ -29,4 +29,8 @@ void copy_whole_file(const std::string& from, const std::string& to);
 /// the rename on disk, where the directory can be synced). HdfError when it cannot.
 void replace_by(const std::string& working, const std::string& path);
 
+/// Syncs the directory holding `path`, so that a rename or creation there reaches the disk
+/// (where the filesystem lets directories be synced; nothing otherwise).
+void sync_directory_of(const std::string& path);
+
 }  // namespace lattica

@@ -274,6 +274,37 @@ void OutputFile::append_snapshot(int64_t sweep, const void* configuration) {
   snapshots_.append(1, {configuration, &sweep});
 }
 
+void OutputFile::begin_snapshot(int64_t sweep) { snapshots_.append(1, {nullptr, &sweep}); }
+
+void OutputFile::write_snapshot_block(const std::vector<int64_t>& origin,
+                                      const std::vector<int64_t>& extents, const void* box) {
+  // The frame's axes: [replicas,] the lattice's (the last in bytes when bit-packed)
+  // [, components], as snapshot_columns() made them.
+  H5Id space(H5_CHECK(H5Dget_space(snapshots_.column(0))), H5Sclose);
+  std::vector<hsize_t> frame(
+      static_cast<size_t>(H5_CHECK(H5Sget_simple_extent_ndims(space.get()))));
+  H5_CHECK(H5Sget_simple_extent_dims(space.get(), frame.data(), nullptr));
+  frame.erase(frame.begin());  // the frames' axis
+  std::vector<hsize_t> start, count;
+  if (replicas_ > 1) {
+    start.push_back(0);
+    count.push_back(static_cast<hsize_t>(replicas_));
+  }
+  const size_t d = dims_.size();
+  for (size_t a = 0; a < d; ++a) {
+    start.push_back(static_cast<hsize_t>(origin[a]));
+    count.push_back(static_cast<hsize_t>(extents[a]));
+  }
+  const hsize_t packing = static_cast<hsize_t>(dims_.back()) / frame[start.size() - 1];
+  start.back() /= packing;  // 1, or 8 sites a byte
+  count.back() /= packing;
+  for (size_t a = start.size(); a < frame.size(); ++a) {  // the components
+    start.push_back(0);
+    count.push_back(frame[a]);
+  }
+  snapshots_.write_block(0, snapshots_.length() - 1, start, count, box);
+}
+
 void OutputFile::append_structure_factor_series(const std::vector<int64_t>& sweeps,
                                                 const std::vector<double>& values) {
   structure_factor_.append(sweeps, values);

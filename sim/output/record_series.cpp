@@ -25,7 +25,19 @@ H5Id create_extendable(hid_t parent, const Column& c) {
               H5Dclose);
 }
 
-/// Writes `count` rows of shape `row` at row `first` of an extendable dataset, growing it.
+/// Writes the block at `start` of extents `block` (axis 0: rows) of a dataset.
+void write_rows(hid_t set, hid_t type, const std::vector<hsize_t>& start,
+                const std::vector<hsize_t>& block, const void* data) {
+  H5Id file_space(H5_CHECK(H5Dget_space(set)), H5Sclose);
+  H5_CHECK(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr,
+                               block.data(), nullptr));
+  H5Id memory_space(
+      H5_CHECK(H5Screate_simple(static_cast<int>(block.size()), block.data(), nullptr)), H5Sclose);
+  H5_CHECK(H5Dwrite(set, type, memory_space.get(), file_space.get(), H5P_DEFAULT, data));
+}
+
+/// Writes `count` rows of shape `row` at row `first` of an extendable dataset, growing it; only
+/// grows it when data is null.
 void append_rows(hid_t set, hid_t type, int64_t first, int64_t count,
                  const std::vector<hsize_t>& row, const void* data) {
   std::vector<hsize_t> size{static_cast<hsize_t>(first + count)},
@@ -36,12 +48,7 @@ void append_rows(hid_t set, hid_t type, int64_t first, int64_t count,
     block.push_back(t);
   }
   H5_CHECK(H5Dset_extent(set, size.data()));
-  H5Id file_space(H5_CHECK(H5Dget_space(set)), H5Sclose);
-  H5_CHECK(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr,
-                               block.data(), nullptr));
-  H5Id memory_space(
-      H5_CHECK(H5Screate_simple(static_cast<int>(block.size()), block.data(), nullptr)), H5Sclose);
-  H5_CHECK(H5Dwrite(set, type, memory_space.get(), file_space.get(), H5P_DEFAULT, data));
+  if (data) write_rows(set, type, start, block, data);
 }
 
 }  // namespace
@@ -104,6 +111,14 @@ void RecordSeries::append(int64_t count, const std::vector<const void*>& data) {
   for (size_t i = 0; i < sets_.size(); ++i)
     append_rows(sets_[i].get(), types_[i], length_, count, rows_[i], data[i]);
   length_ += count;
+}
+
+void RecordSeries::write_block(size_t column, int64_t row, const std::vector<hsize_t>& start,
+                               const std::vector<hsize_t>& count, const void* data) {
+  std::vector<hsize_t> first{static_cast<hsize_t>(row)}, block{1};
+  first.insert(first.end(), start.begin(), start.end());
+  block.insert(block.end(), count.begin(), count.end());
+  write_rows(sets_[column].get(), types_[column], first, block, data);
 }
 
 void RecordSeries::commit() { set_int64_attribute(group_.get(), "committed_length", length_); }

@@ -52,8 +52,14 @@ class RecordSeries {
   /// Rows written so far.
   int64_t length() const { return length_; }
 
-  /// Appends `count` rows: data[i] holds column i's rows, in the column's type.
+  /// Appends `count` rows: data[i] holds column i's rows, in the column's type (null: the
+  /// column grows, its rows written later by write_block).
   void append(int64_t count, const std::vector<const void*>& data);
+
+  /// Writes part of row `row` of column `column`: the block of the row's shape at `start` of
+  /// extents `count` (axes of the row, as Column::row), from `data` in the column's type.
+  void write_block(size_t column, int64_t row, const std::vector<hsize_t>& start,
+                   const std::vector<hsize_t>& count, const void* data);
 
   /// Records every row written as committed; call once they are flushed to the file.
   void commit();

@@ -1,8 +1,12 @@
 #include "sim/run/run_loop.hpp"
 
 #include <chrono>
+#include <string>
+#include <utility>
 
+#include "sim/checkpoint_parts.hpp"
 #include "sim/config.hpp"
+#include "sim/decomposition.hpp"
 
 namespace lattica {
 
@@ -25,7 +29,8 @@ RunLoop::RunLoop(const Config& config, Engine& engine, OutputFile* output, Progr
       measurements_(config, engine, output, writer_),
       snapshots_(engine, output, writer_),
       stop_(config, ranks),
-      progress_(progress, schedule_.total(), config.progress_minutes) {}
+      progress_(progress, schedule_.total(), config.progress_minutes),
+      ranks_(ranks) {}
 
 RunSummary RunLoop::run(const Checkpoint* resume) {
   const auto start = Clock::now();
@@ -112,15 +117,22 @@ void RunLoop::checkpoint() {
   measurements_.write();
   measurements_.write_results();
   Checkpoint c;
-  c.engine = engine_.state();  // collective: rank 0 gathers the configuration
+  c.engine = engine_.state();  // decomposed: each rank's box
+  c.chain_config = config_.chain_toml;
+  c.sweep = sweep_;
+  c.last_snapshot = last_snapshot_;
   if (output_) {
     output_->flush();
     output_->publish();  // a resumed run's copy: the checkpoint counts on its rows
-    c.chain_config = config_.chain_toml;
-    c.sweep = sweep_;
-    c.last_snapshot = last_snapshot_;
     c.output = output_->lengths();
-    write_checkpoint(checkpoint_path(config_.output_path), c);
+  }
+  const std::string path = checkpoint_path(config_.output_path);
+  if (ranks_ && ranks_->size() > 1) {
+    const Decomposition boxes(config_.dims, config_.parallel_grid, ranks_->size());
+    write_decomposed_checkpoint(path, std::move(c), boxes, engine_.replicas(), *ranks_);
+  } else if (output_) {
+    write_checkpoint(path, c);
+    remove_checkpoint_parts(path);  // those of a decomposed run this one resumed
   }
   last_checkpoint_ = sweep_;
   ++summary_.checkpoints;

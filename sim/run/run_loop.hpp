@@ -40,7 +40,8 @@ class RunLoop {
   /// Records the events of the schedule at sweep_: a measurement, a snapshot.
   void record_events();
   void snapshot(int64_t sweep);
-  /// Writes everything pending, the results so far and (rank 0) the checkpoint file.
+  /// Writes everything pending, the results so far and the checkpoint (rank 0's file, or
+  /// decomposed, every rank's part and rank 0's manifest).
   void checkpoint();
   /// The end: a checkpoint when stopped, else the last measurements, the final snapshot and a
   /// checkpoint or the results; then waits for every write.
@@ -59,6 +60,7 @@ class RunLoop {
   int64_t last_snapshot_ = -1;
   int64_t last_checkpoint_ = -1;  ///< sweep of the last checkpoint (resumed from or written)
   RunSummary summary_;
+  Communicator* ranks_;  ///< the ranks of a decomposed run; null or one alone
 };
 
 }  // namespace lattica

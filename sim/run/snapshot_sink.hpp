@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "sim/engine/engine.hpp"
 
@@ -13,7 +14,8 @@ class OutputFile;
 
 /// Takes snapshots into the engine's host slots in turn, so that copying a configuration
 /// overlaps the sweeps after it, and has the background writer append each to the output
-/// (null: a rank that writes nothing but takes part in the engine's collective copy).
+/// (null: a rank that writes nothing but takes part in the engine's collective copy). A
+/// decomposed engine's snapshots are written at once, one box at a time.
 class SnapshotSink {
  public:
   SnapshotSink(Engine& engine, OutputFile* output, BackgroundWriter& writer);
@@ -23,6 +25,10 @@ class SnapshotSink {
   void take(int64_t sweep);
 
  private:
+  /// A decomposed engine's snapshot: written box by box as the boxes reach rank 0 (collective),
+  /// before take() returns.
+  void stream(int64_t sweep);
+
   Engine& engine_;
   OutputFile* output_;
   BackgroundWriter& writer_;

@@ -3,7 +3,8 @@
 grids and models and expects the same observables, histograms, snapshots and final
 configuration, bit for bit for discrete models (continuous: the configurations bit for bit, the
 observables to rounding, since their sums are added in another order); a checkpoint written on 2
-ranks resumes on 4 and on 1; bad grids exit 2 naming parallel.grid.
+ranks resumes on 4 and on 1; per-rank checkpoints (issue 22) written on 1, 2 and 4 ranks resume
+on 1, 2 and 4, and a missing part is refused; bad grids exit 2 naming parallel.grid.
 
 With BACKEND cuda every rank takes its own GPU: layouts with more ranks than GPUs are skipped
 (exit 77 when fewer than 2 GPUs leave nothing to run, a failure instead with SIM_REQUIRE_GPU=1),
@@ -184,6 +185,63 @@ class RanksTest(unittest.TestCase):
                 self.sim(2, [short, "-o", out, "--force", "-q"])
                 self.sim(later, [path, "-o", out, "--resume", "-q"])
                 self.assert_same_chain(straight, out, 0)
+
+    def resume_matrix(self, name, model, dims, extra, rtol, pairs):
+        """Checkpoints written on `first` ranks resume on `later` ranks (0: one process) as the
+        straight run, for each (first, later) of pairs."""
+        base = toml(dims, model, extra + "\ncheckpoint_every = 10")
+        path = write_input(name, base)
+        short = write_input(name + ".short", base.replace("measurements = 16", "measurements = 4"))
+        straight = os.path.join(WORK, f"{name}.straight.h5")
+        self.sim(0, [path, "-o", straight, "--force", "-q"])
+        for first, later in pairs:
+            with self.subTest(first=first or 1, later=later or 1):
+                if max(first, later) > GPUS:
+                    self.skipTest(f"{first} or {later} ranks: {GPUS} GPU(s)")
+                out = os.path.join(WORK, f"{name}.{first or 1}to{later or 1}.h5")
+                self.sim(first, [short, "-o", out, "--force", "-q"])
+                parts = out + ".checkpoint.parts"
+                if first > 1:  # one generation of parts, one file per rank
+                    generations = os.listdir(parts)
+                    self.assertEqual(len(generations), 1, generations)
+                    self.assertEqual(sorted(os.listdir(os.path.join(parts, generations[0]))),
+                                     sorted(f"part-{r}.h5" for r in range(first)))
+                else:
+                    self.assertFalse(os.path.exists(parts))
+                self.sim(later, [path, "-o", out, "--resume", "-q"])
+                self.assert_same_chain(straight, out, rtol)
+
+    def test_resume_per_rank_parts(self):
+        """Issue 22: checkpoints written on 1, 2 and 4 ranks (each rank its box) resume on 1, 2
+        and 4 ranks, bit for bit (Ising, two replicas); 1 to 1 is tests/cli's single file."""
+        pairs = [(first, later) for first in (0, 2, 4) for later in (0, 2, 4) if first or later]
+        self.resume_matrix("resume_parts", 'kind = "ising"\nbeta = 0.44', "[16, 20]",
+                           "replicas = 2", 0, pairs)
+
+    def test_resume_per_rank_parts_continuous(self):
+        """Issue 22: a continuous model's parts resume on other rank counts, to rounding."""
+        dims, model, _, _, rtol = CASES["phi4_3d"]
+        self.resume_matrix("resume_parts_phi4", model, dims, "", rtol, [(2, 4), (4, 0), (0, 2)])
+
+    def test_resume_missing_part(self):
+        """A manifest whose part is gone: exit 2 on every rank, naming the checkpoint."""
+        dims, model, _, _, _ = CASES["ising2d_bytes"]
+        base = toml(dims, model, "checkpoint_every = 10")
+        path = write_input("missing_part", base)
+        short = write_input("missing_part.short",
+                            base.replace("measurements = 16", "measurements = 4"))
+        out = os.path.join(WORK, "missing_part.h5")
+        if GPUS < 2:
+            self.skipTest("fewer than 2 GPUs")
+        self.sim(2, [short, "-o", out, "--force", "-q"])
+        parts = out + ".checkpoint.parts"
+        generation = os.path.join(parts, os.listdir(parts)[0])
+        os.remove(os.path.join(generation, "part-1.h5"))
+        before = os.path.getmtime(out)
+        r = self.sim(2, [path, "-o", out, "--resume", "-q"], expect=2)
+        self.assertIn(out + ".checkpoint", r.stderr)
+        self.assertIn("part", r.stderr)
+        self.assertEqual(before, os.path.getmtime(out), "a refused resume touched the output")
 
     def test_bad_grid(self):
         dims, model, _, _, _ = CASES["ising3d_packed"]

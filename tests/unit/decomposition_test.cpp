@@ -13,6 +13,7 @@
 #include "sim/decomposition.hpp"
 #include "sim/engine/decomposed_box.hpp"
 #include "sim/engine/engine.hpp"
+#include "tests/support/stand_in_communicator.hpp"
 
 namespace lattica {
 namespace {
@@ -108,32 +109,15 @@ namespace lattica {
 namespace {
 
 /// One rank of `size` that records the halo exchanges asked of it instead of sending.
-class RecordingCommunicator final : public Communicator {
+class RecordingCommunicator final : public StandInCommunicator {
  public:
-  RecordingCommunicator(int rank, int size) : rank_(rank), size_(size) {}
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-  int local_rank() const override { return rank_; }
-  void allgather(const void*, void*, size_t) override { FAIL() << "not expected"; }
-  int64_t max(int64_t v) override { return v; }
-  void broadcast(void*, size_t, int) override {}
-  void send(const void*, size_t, int, int) override { FAIL() << "not expected"; }
-  void receive(void*, size_t, int, int) override { FAIL() << "not expected"; }
+  using StandInCommunicator::StandInCommunicator;
   void exchange(int down, int up, const void*, const void*, void*, void*, size_t bytes,
                 void*) override {
     log.push_back("exchange " + std::to_string(down) + " " + std::to_string(up) + " " +
                   std::to_string(bytes));
   }
-  void alltoallv(const void*, const std::vector<int64_t>&, const std::vector<int64_t>&, void*,
-                 const std::vector<int64_t>&, const std::vector<int64_t>&, size_t) override {
-    FAIL() << "not expected";
-  }
-  void enable_device(int) override {}
-  std::unique_ptr<Communicator> split(int) override { return nullptr; }
   std::vector<std::string> log;
-
- private:
-  int rank_, size_;
 };
 
 /// The blocks one colour's pass updates: every interior row exactly once, no ghost row, the
