@@ -173,65 +173,52 @@ def reweight(run, betas, blocks=20):
     return results
 
 
-def _second_peak(lp):
-    """The global maximum i, the most prominent other peak j and the minimum s between them
-    (None when there is no second peak)."""
-    i = int(np.argmax(lp))
-    best, j_best = 0.0, None
-    for direction in (-1, 1):
-        low = lp[i]
-        j = i + direction
-        while 0 <= j < len(lp):
-            low = min(low, lp[j])
-            if lp[j] - low > best:
-                best, j_best = lp[j] - low, j
-            j += direction
-    if j_best is None:
-        return i, None, None
-    lo, hi = sorted((i, j_best))
-    s = lo + int(np.argmin(lp[lo:hi + 1]))
-    return i, j_best, s
-
-
 def equal_height(run, lng, beta0, tolerance=1e-10):
     """The beta at which P(E) ~ g(E) e^(-beta E) has two peaks of equal height, the peaks'
     energies per site and the interface tension ln(P_max / P_min) / (2 L^(d-1)); None when
-    P(E) has no second peak near beta0."""
+    P(E) has no second peak near beta0.
+
+    The peaks are the maxima on either side of a split energy: first the mean energy at beta0,
+    then the minimum of P between the two peaks, until the split stays put. (The largest local
+    maxima of ln P would not do: near the ground state g(E) jumps between energies that few
+    excitations reach.)"""
     ok = np.isfinite(lng)
     energy = run.energy[ok].astype(float)
     order = np.argsort(energy)
     energy, g = energy[order], lng[ok][order]
+    lp0 = g - beta0 * energy
+    p0 = np.exp(lp0 - np.max(lp0))
+    split = int(np.clip(np.searchsorted(energy, np.sum(p0 * energy) / np.sum(p0)), 1,
+                        len(energy) - 1))
+
+    def gap(b):  # ordered (low E) peak minus disordered peak, in ln P
+        x = g - b * energy
+        return np.max(x[:split]) - np.max(x[split:])
+
     beta = beta0
-    split = None
-    for _ in range(20):
-        lp = g - beta * energy
-        _, j, s = _second_peak(lp)
-        if j is None:
-            return None
-        if s == split:
-            break
-        split = s
-
-        def gap(b):
-            x = g - b * energy
-            return np.max(x[:split]) - np.max(x[split:])  # ordered (low E) minus disordered
-
-        lo, hi = beta - 0.1, beta + 0.1
+    for _ in range(50):
+        lo, hi = beta - 0.05, beta + 0.05
         while gap(lo) > 0:
-            lo -= 0.1
+            lo -= 0.05
         while gap(hi) < 0:
-            hi += 0.1
+            hi += 0.05
         while hi - lo > tolerance:
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
         beta = 0.5 * (lo + hi)
-    lp = g - beta * energy
+        lp = g - beta * energy
+        i_ord = int(np.argmax(lp[:split]))
+        i_dis = split + int(np.argmax(lp[split:]))
+        new_split = i_ord + int(np.argmin(lp[i_ord:i_dis + 1]))
+        if new_split in (i_ord, i_dis):
+            return None  # one peak: the minimum lies at a maximum
+        if new_split == split:
+            break
+        split = new_split
     v = run.volume
-    i_ord = int(np.argmax(lp[:split]))
-    i_dis = split + int(np.argmax(lp[split:]))
-    p_min = float(np.min(lp[i_ord:i_dis + 1]))
+    p_min = float(lp[split])
     p_max = 0.5 * (lp[i_ord] + lp[i_dis])
-    area = run.volume / max(run.dims)  # L^(d-1) for a hypercube; a cross-section in general
+    area = v / max(run.dims)  # L^(d-1) for a hypercube
     return {"beta": float(beta), "e_ordered": float(energy[i_ord] / v),
             "e_disordered": float(energy[i_dis] / v),
             "latent_heat": float((energy[i_dis] - energy[i_ord]) / v),

@@ -86,18 +86,16 @@ LATTICA_HD_INLINE int32_t muca_count_satisfied(const MucaWalkers& m, int64_t wal
   return static_cast<int32_t>(k);
 }
 
-/// Equal neighbours of state s at site x whose coordinates are c.
-LATTICA_HD_INLINE int muca_equal_neighbours(const MucaWalkers& m, int64_t walker, int64_t x,
-                                            const int64_t* c, uint8_t s) {
+/// The states of the 2d neighbours of site x, whose coordinates are c, into nb.
+LATTICA_HD_INLINE void muca_neighbours(const MucaWalkers& m, int64_t walker, int64_t x,
+                                       const int64_t* c, uint8_t* nb) {
   const MucaLattice& l = m.lattice;
-  int equal = 0;
   for (int a = 0; a < l.d; ++a) {
     const int64_t up = c[a] + 1 < l.extent[a] ? x + l.stride[a] : x - c[a] * l.stride[a];
     const int64_t down = c[a] > 0 ? x - l.stride[a] : x + (l.extent[a] - 1) * l.stride[a];
-    equal += m.spins[up * m.walkers + walker] == s;
-    equal += m.spins[down * m.walkers + walker] == s;
+    nb[2 * a] = m.spins[up * m.walkers + walker];
+    nb[2 * a + 1] = m.spins[down * m.walkers + walker];
   }
-  return equal;
 }
 
 /// One sweep of one walker: every site once, in lexicographic order. Reads and updates the
@@ -117,8 +115,10 @@ LATTICA_HD_INLINE void muca_walker_sweep(const MucaWalkers& m, int64_t walker, u
     // One of the other q - 1 states, uniformly (multiply-shift of a 32-bit word).
     uint32_t proposal = static_cast<uint32_t>((uint64_t(r.x) * uint32_t(m.q - 1)) >> 32);
     if (proposal >= old_state) ++proposal;
-    const int dk = muca_equal_neighbours(m, walker, x, c, static_cast<uint8_t>(proposal)) -
-                   muca_equal_neighbours(m, walker, x, c, old_state);
+    uint8_t nb[2 * kMucaMaxDims];
+    muca_neighbours(m, walker, x, c, nb);
+    int dk = 0;  // equal neighbours of the proposal minus those of the old state
+    for (int j = 0; j < 2 * l.d; ++j) dk += (nb[j] == proposal) - (nb[j] == old_state);
     if (r.y < m.threshold[k * moves + dk + 2 * l.d]) {
       site = static_cast<uint8_t>(proposal);
       k += dk;

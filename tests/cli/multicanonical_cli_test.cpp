@@ -32,7 +32,7 @@ TEST_F(Cli, BadMulticanonicalInputExitsTwoAndWritesNothing) {
   const std::vector<BadMuca> cases = {
       {"O(n)",
        muca_input("kind = \"on\"\nn = 3\nbeta = 1.0"),
-       {"model.kind", "\"on\"", "\"ising\" and \"potts\" only"}},
+       {"model.kind", "'on'", "\"ising\" and \"potts\" only"}},
       {"field", muca_input("kind = \"ising\"\nbeta = 0.4\nh = 0.1"), {"model.h", "h = 0"}},
       {"tempering",
        muca_input("kind = \"ising\"", "walkers = 8", "[tempering]\nbeta = [0.3, 0.4]\n"),
@@ -40,7 +40,7 @@ TEST_F(Cli, BadMulticanonicalInputExitsTwoAndWritesNothing) {
       {"cluster pass",
        muca_input("kind = \"ising\"\nbeta = 0.4", "walkers = 8",
                   "[update]\nalgorithm = \"wolff\"\n"),
-       {"update.algorithm", "\"wolff\"", "only \"metropolis\""}},
+       {"update.algorithm", "'wolff'", "only \"metropolis\""}},
       {"checkpoints",
        muca_input("kind = \"ising\"\nbeta = 0.4", "walkers = 8", "checkpoint_every = 100\n"),
        {"run.checkpoint_every", "no checkpoints"}},

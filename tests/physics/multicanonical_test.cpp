@@ -64,11 +64,11 @@ std::map<int64_t, double> log_g_of(const MulticanonicalRecord& r, const std::vec
 }
 
 /// Checks ln g against exact ln g (energy -> value): the same energies visited, each within
-/// 4.5 jackknife errors (16 blocks of walkers).
+/// 5 jackknife errors (32 blocks of 2 walkers).
 void expect_exact_log_g(const MulticanonicalRecord& r, const std::map<int64_t, double>& exact,
                         int q) {
   ASSERT_TRUE(r.converged);
-  const int blocks = 16;
+  const int blocks = 32;
   const std::map<int64_t, double> all = log_g_of(r, std::vector<bool>(r.walkers, true), q);
   std::vector<std::map<int64_t, double>> leave_out;
   for (int b = 0; b < blocks; ++b) {
@@ -84,7 +84,7 @@ void expect_exact_log_g(const MulticanonicalRecord& r, const std::map<int64_t, d
     for (const auto& lo : leave_out) var += (lo.at(e) - mean) * (lo.at(e) - mean);
     const double error = std::sqrt(var * (blocks - 1) / blocks);
     EXPECT_LT(error, 0.1) << "E = " << e;
-    EXPECT_LT(std::fabs(all.at(e) - value), 4.5 * error + 1e-12)
+    EXPECT_LT(std::fabs(all.at(e) - value), 5 * error + 1e-12)
         << "E = " << e << ": ln g " << all.at(e) << " +- " << error << ", exact " << value;
   }
 }
