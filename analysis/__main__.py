@@ -225,6 +225,16 @@ def info(path, out=sys.stdout):
         rows.append(("tempering", f"{t.rungs} rungs x {t.ladders} ladder(s), exchanges every "
                                   f"{t.exchange_every} sweep(s): {ladder} (columns in rung "
                                   f"order; see 'analysis tempering')"))
+    from analysis import multicanonical
+    try:
+        m = multicanonical.read(path)
+        rows.append(("multicanonical", f"{m.attrs['walkers']} walkers, Wang-Landau "
+                                       f"{m.attrs['stages']} stages to ln f = "
+                                       f"{m.attrs['lnf_reached']:.3g}, "
+                                       f"{m.energy_series.shape[0]} measurements (see "
+                                       f"'analysis multicanonical')"))
+    except ValueError:
+        pass  # not a multicanonical run
     if run.point_index is not None:
         rows.append(("point", run.point_index))
     swept = a.get("swept_parameters")

@@ -1,5 +1,7 @@
 #include "sim/output/multicanonical_output.hpp"
 
+#include <utility>
+
 #include "sim/output/hdf5.hpp"
 #include "sim/output/results.hpp"
 
@@ -11,21 +13,24 @@ void write_multicanonical(hid_t root, const MulticanonicalRecord& r) {
   const H5Id group = create_group(root, "multicanonical");
   const hid_t g = group.get();
   write_string_attribute(g, "model", r.model);
-  set_int64_attribute(g, "q", r.q);
-  set_int64_attribute(g, "volume", r.volume);
-  set_int64_attribute(g, "walkers", r.walkers);
-  replace_double_attribute(g, "lnf_initial", r.lnf_initial);
-  replace_double_attribute(g, "lnf_final", r.lnf_final);
-  replace_double_attribute(g, "flatness", r.flatness);
-  replace_double_attribute(g, "lnf_reached", r.lnf_reached);
-  set_int64_attribute(g, "stages", r.stages);
-  set_int64_attribute(g, "converged", r.converged ? 1 : 0);
-  set_int64_attribute(g, "sweeps_per_iteration", r.sweeps_per_iteration);
-  set_int64_attribute(g, "wang_landau_sweeps", r.wang_landau_sweeps);
-  set_int64_attribute(g, "thermalization", r.thermalization);
-  set_int64_attribute(g, "measure_every", r.measure_every);
-  replace_double_attribute(g, "histogram_seconds", r.histogram_seconds);
-  replace_double_attribute(g, "seconds", r.seconds);
+  const std::pair<const char*, int64_t> integers[] = {
+      {"q", r.q},
+      {"volume", r.volume},
+      {"walkers", r.walkers},
+      {"stages", r.stages},
+      {"converged", r.converged ? 1 : 0},
+      {"sweeps_per_iteration", r.sweeps_per_iteration},
+      {"wang_landau_sweeps", r.wang_landau_sweeps},
+      {"thermalization", r.thermalization},
+      {"measure_every", r.measure_every}};
+  for (const auto& [name, value] : integers) set_int64_attribute(g, name, value);
+  const std::pair<const char*, double> numbers[] = {{"lnf_initial", r.lnf_initial},
+                                                    {"lnf_final", r.lnf_final},
+                                                    {"flatness", r.flatness},
+                                                    {"lnf_reached", r.lnf_reached},
+                                                    {"histogram_seconds", r.histogram_seconds},
+                                                    {"seconds", r.seconds}};
+  for (const auto& [name, value] : numbers) replace_double_attribute(g, name, value);
   write_vector(g, "energy", r.energy, "total energy E of each bin (bin k: k satisfied bonds)");
   write_vector(g, "wang_landau_log_g", r.wang_landau_log_g,
                "ln g(E) from Wang-Landau, up to a constant; 0 where never visited");

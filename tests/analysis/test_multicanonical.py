@@ -25,14 +25,14 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from script_support import analysis_env, positional_arguments, run, sim_env  # noqa: E402
 
-L, V = 4, 16
-BETAS = (0.2, 0.44, 0.7)
-TIMEOUT = 200
 [SIM] = positional_arguments(1, __doc__)
+TIMEOUT = 200
+BETAS = (0.2, 0.44, 0.7)  # reweighting targets of the Ising run
+L, V = 4, 16
 
-ISING = f"""
+ISING = """
 [lattice]
-dims = [{L}, {L}]
+dims = [4, 4]
 [model]
 kind = "ising"
 beta = 0.44

@@ -22,14 +22,8 @@ std::string muca_input(const std::string& model = "kind = \"potts\"\nq = 3\nbeta
          "\n[run]\nthermalization = 10\nmeasurements = 20\nmeasure_every = 2\nseed = 3\n" + extra;
 }
 
-struct BadMuca {
-  const char* name;
-  std::string input;
-  std::vector<std::string> expected;  ///< what the message must name
-};
-
 TEST_F(Cli, BadMulticanonicalInputExitsTwoAndWritesNothing) {
-  const std::vector<BadMuca> cases = {
+  const std::vector<BadInput> cases = {
       {"O(n)",
        muca_input("kind = \"on\"\nn = 3\nbeta = 1.0"),
        {"model.kind", "'on'", "\"ising\" and \"potts\" only"}},
@@ -60,14 +54,7 @@ TEST_F(Cli, BadMulticanonicalInputExitsTwoAndWritesNothing) {
        muca_input("kind = \"ising\"\nbeta = 0.4", "walker = 8"),
        {"multicanonical.walker"}},
   };
-  for (const BadMuca& c : cases) {
-    std::ofstream(path("bad.toml")) << c.input;
-    const RunResult r = sim({path("bad.toml"), "--backend", "cpu", "-o", "x.h5"});
-    EXPECT_EQ(r.exit_code, 2) << c.name << "\n" << r;
-    for (const std::string& text : c.expected)
-      EXPECT_NE(r.err.find(text), std::string::npos) << c.name << ": no '" << text << "'\n" << r;
-    EXPECT_FALSE(fs::exists(path("x.h5"))) << c.name;
-  }
+  expect_inputs_refused(cases);
 }
 
 TEST_F(Cli, MulticanonicalRunWritesItsGroup) {
