@@ -173,6 +173,24 @@ def reweight(run, betas, blocks=20):
     return results
 
 
+def _peak_energy(energy, lp, i, lo, hi):
+    """The energy of a peak of ln P at bin i (within bins lo .. hi - 1): the vertex of a
+    parabola fitted to the contiguous bins with ln P >= ln P_i - 1 (the bin itself when fewer
+    than 3), which is smoother than the single highest bin."""
+    a = i
+    while a > lo and lp[a - 1] >= lp[i] - 1:
+        a -= 1
+    b = i + 1
+    while b < hi and lp[b] >= lp[i] - 1:
+        b += 1
+    if b - a < 3:
+        return float(energy[i])
+    c2, c1, _ = np.polyfit(energy[a:b] - energy[i], lp[a:b], 2)
+    if c2 >= 0:
+        return float(energy[i])
+    return float(energy[i] + np.clip(-c1 / (2 * c2), energy[a] - energy[i], energy[b - 1] - energy[i]))
+
+
 def equal_height(run, lng, beta0, tolerance=1e-10):
     """The beta at which P(E) ~ g(E) e^(-beta E) has two peaks of equal height, the peaks'
     energies per site and the interface tension ln(P_max / P_min) / (2 L^(d-1)); None when
@@ -219,9 +237,10 @@ def equal_height(run, lng, beta0, tolerance=1e-10):
     p_min = float(lp[split])
     p_max = 0.5 * (lp[i_ord] + lp[i_dis])
     area = v / max(run.dims)  # L^(d-1) for a hypercube
-    return {"beta": float(beta), "e_ordered": float(energy[i_ord] / v),
-            "e_disordered": float(energy[i_dis] / v),
-            "latent_heat": float((energy[i_dis] - energy[i_ord]) / v),
+    e_ord = _peak_energy(energy, lp, i_ord, 0, split) / v
+    e_dis = _peak_energy(energy, lp, i_dis, split, len(lp)) / v
+    return {"beta": float(beta), "e_ordered": e_ord, "e_disordered": e_dis,
+            "latent_heat": e_dis - e_ord,
             "log_peak_ratio": float(p_max - p_min),
             "interface_tension": float((p_max - p_min) / (2.0 * area))}
 
