@@ -748,7 +748,8 @@ e, C = beta^2 V (<e^2> - <e>^2) and f = -ln Z / (beta V) per site from ln g, and
 cumulant U4 = 1 - <m^4>/(3 <m^2>^2) from the walkers' time series (Ising m = M/V, Potts
 m = (q n_max/V - 1)/(q - 1)). With --first-order: the beta near --beta (or model.beta) where
 P(E) has two peaks of equal height, the peaks' energies per site, the latent heat and the
-interface tension ln(P_max/P_min) / (2 L^(d-1))."""
+interface tension ln(P_max/P_min) / (2 L^(d-1)); --json adds ln P(E) there ("log_p", one
+value per entry of "energy")."""
 
 
 def cmd_multicanonical(args, parser):
@@ -773,6 +774,10 @@ def cmd_multicanonical(args, parser):
         print(multicanonical.format_report(run, lng, lng_error, rows, transition))
     if target is not None:
         finite = np.isfinite(lng)
+        if transition is not None:  # ln P(E) at the equal-height beta, normalised to sum 1
+            log_p = lng[finite] - transition["beta"] * run.energy[finite]
+            top = log_p.max()
+            transition["log_p"] = (log_p - top - np.log(np.exp(log_p - top).sum())).tolist()
         _emit_json({"schema": "lattica-multicanonical/1", "file": args.file,
                     "energy": run.energy[finite].tolist(), "log_g": lng[finite].tolist(),
                     "log_g_error": lng_error[finite].tolist(), "reweight": rows,

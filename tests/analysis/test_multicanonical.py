@@ -151,6 +151,19 @@ class MulticanonicalTest(unittest.TestCase):
         self.assertAlmostEqual(ordered, disordered, delta=1e-6)
         between = log_p[(energy > 64 * t["e_ordered"]) & (energy < 64 * t["e_disordered"])]
         self.assertAlmostEqual(ordered - between.min(), t["log_peak_ratio"], delta=1e-6)
+    def test_a_canonical_run_is_refused(self):
+        scratch = self._scratch.name
+        source, out = os.path.join(scratch, "plain.toml"), os.path.join(scratch, "plain.h5")
+        with open(source, "w") as f:
+            f.write('[lattice]\ndims = [4, 4]\n[model]\nkind = "ising"\nbeta = 0.44\n'
+                    '[run]\nthermalization = 10\nmeasurements = 10\nseed = 1\n')
+        result = run([SIM, source, "--backend", "cpu", "-o", out, "-q"], TIMEOUT, env=sim_env())
+        self.assertEqual(result.returncode, 0, result.stderr)
+        result = run([sys.executable, "-m", "analysis", "multicanonical", out], TIMEOUT,
+                     env=analysis_env(), cwd=scratch)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("not a multicanonical run", result.stderr)
+
 
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0]] + sys.argv[2:])
