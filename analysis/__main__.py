@@ -17,6 +17,10 @@
                                   parallel tempering: per-rung summaries, exchange acceptance,
                                   round trips, MBAR reweighting across rungs, a
                                   feedback-optimised ladder (one step)
+    multicanonical FILE [--beta B [B ...]] [--first-order] [--blocks N] [--json [PATH]]
+                                  multicanonical run: ln g(E) with errors, reweighting to any
+                                  beta (e, C, U4, free energy), equal-height P(E) and the
+                                  interface tension at a first-order transition
     dynamics FILE... [--rates JSON] [--rate KEY=VALUE]... [--extrapolate L]
              [--reference NAME] [--cut N] [--json [PATH]] [--plot PNG]
                                   tau_int of e, |m|, m^2 per run in sweeps, fits tau = A L^z
@@ -221,6 +225,16 @@ def info(path, out=sys.stdout):
         rows.append(("tempering", f"{t.rungs} rungs x {t.ladders} ladder(s), exchanges every "
                                   f"{t.exchange_every} sweep(s): {ladder} (columns in rung "
                                   f"order; see 'analysis tempering')"))
+    from analysis import multicanonical
+    try:
+        m = multicanonical.read(path)
+        rows.append(("multicanonical", f"{m.attrs['walkers']} walkers, Wang-Landau "
+                                       f"{m.attrs['stages']} stages to ln f = "
+                                       f"{m.attrs['lnf_reached']:.3g}, "
+                                       f"{m.energy_series.shape[0]} measurements (see "
+                                       f"'analysis multicanonical')"))
+    except ValueError:
+        pass  # not a multicanonical run
     if run.point_index is not None:
         rows.append(("point", run.point_index))
     swept = a.get("swept_parameters")
@@ -725,6 +739,52 @@ def cmd_tempering(args, parser):
     return 0 if ok and documents else 1
 
 
+MULTICANONICAL_DESCRIPTION = """\
+For a multicanonical run ([multicanonical]): ln g(E) = ln H(E) - ln W(E) from the production
+histogram and the frozen weights, normalised by the ground state's degeneracy (2 for Ising,
+q for Potts; sum g = q^V when the ground state was never reached), with jackknife errors over
+--blocks blocks of walkers (default 20). Reweighted to each --beta (default: model.beta):
+e, C = beta^2 V (<e^2> - <e>^2) and f = -ln Z / (beta V) per site from ln g, and the Binder
+cumulant U4 = 1 - <m^4>/(3 <m^2>^2) from the walkers' time series (Ising m = M/V, Potts
+m = (q n_max/V - 1)/(q - 1)). With --first-order: the beta near --beta (or model.beta) where
+P(E) has two peaks of equal height, the peaks' energies per site, the latent heat and the
+interface tension ln(P_max/P_min) / (2 L^(d-1)); --json adds ln P(E) there ("log_p", one
+value per entry of "energy")."""
+
+
+def cmd_multicanonical(args, parser):
+    from analysis import multicanonical
+    target = _json_target(args, parser)
+    try:
+        run = multicanonical.read(args.file)
+        betas = args.beta if args.beta else [run.beta]
+        lng, lng_error = multicanonical.log_g(run, args.blocks)
+        rows = multicanonical.reweight(run, betas, args.blocks)
+        transition = (multicanonical.first_order(run, betas[0], args.blocks)
+                      if args.first_order else None)
+    except ValueError as e:
+        _error(f"{args.file}: {e}")
+        return 2
+    except READ_ERRORS as e:
+        _error(f"{args.file}: {e}")
+        return 1
+    if args.first_order and transition is None:
+        _error(f"{args.file}: P(E) has no second peak near beta = {betas[0]}")
+    if target != "-":
+        print(multicanonical.format_report(run, lng, lng_error, rows, transition))
+    if target is not None:
+        finite = np.isfinite(lng)
+        if transition is not None:  # ln P(E) at the equal-height beta, normalised to sum 1
+            log_p = lng[finite] - transition["beta"] * run.energy[finite]
+            top = log_p.max()
+            transition["log_p"] = (log_p - top - np.log(np.exp(log_p - top).sum())).tolist()
+        _emit_json({"schema": "lattica-multicanonical/1", "file": args.file,
+                    "energy": run.energy[finite].tolist(), "log_g": lng[finite].tolist(),
+                    "log_g_error": lng_error[finite].tolist(), "reweight": rows,
+                    "first_order": transition}, target)
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog=_program_name(), description="Analyses Lattica output files.",
@@ -784,6 +844,18 @@ def main(argv=None):
     p.add_argument("--cut", type=int, metavar="N", help=CUT_HELP)
     p.add_argument("--json", nargs="?", const="-", metavar="PATH", help=JSON_HELP)
     p.set_defaults(handler=cmd_tempering)
+
+    p = add("multicanonical", "ln g(E), reweighting and interface tension of a multicanonical "
+            "run", MULTICANONICAL_DESCRIPTION)
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--beta", type=float, nargs="+", metavar="B",
+                   help="inverse temperatures to reweight to (default: model.beta)")
+    p.add_argument("--first-order", action="store_true",
+                   help="find the equal-height beta, the peak energies and the interface tension")
+    p.add_argument("--blocks", type=int, default=20, metavar="N",
+                   help="jackknife blocks of walkers (default 20)")
+    p.add_argument("--json", nargs="?", const="-", metavar="PATH", help=JSON_HELP)
+    p.set_defaults(handler=cmd_multicanonical)
 
     p = add("dynamics", "tau_int across sizes and algorithms, dynamic exponents, samples/s",
             DYNAMICS_DESCRIPTION)

@@ -354,6 +354,7 @@ void print_tempering_overhead(const std::vector<Result>& results) {
 
 int run_bench(const BenchOptions& o, Communicator& ranks) {
   if (!o.scaling.empty()) return run_scaling(o, ranks);
+  if (o.kernel == "multicanonical" && ranks.size() == 1) return run_multicanonical_bench(o);
   if (ranks.size() > 1) {
     if (ranks.rank() == 0)
       std::fprintf(stderr,

@@ -26,10 +26,15 @@ struct BenchOptions {
   /// (domain decomposition) instead; empty: the single-GPU benchmark.
   std::string scaling;
   std::string backend = "cuda";  ///< of the scaling benchmark: cuda or cpu
+  int64_t walkers = 16384;       ///< --kernel multicanonical: walkers on the GPU
 };
 
 /// Runs the benchmark on the ranks of `ranks` (the scaling benchmark uses them all, the
 /// single-GPU one rank 0 alone); returns the process exit code.
 int run_bench(const BenchOptions& options, Communicator& ranks);
+
+/// `--kernel multicanonical`: multicanonical walkers of --model ising or potts on --dims
+/// (default 16 x 16), --walkers of them on the GPU; returns the process exit code.
+int run_multicanonical_bench(const BenchOptions& options);
 
 }  // namespace lattica

@@ -82,6 +82,13 @@ struct Config {
   /// place of the model's key of the same name; and the sweeps between exchange rounds.
   std::vector<double> tempering_beta, tempering_kappa, tempering_lambda, tempering_h;
   int64_t exchange_every = 1;
+  bool multicanonical = false;             ///< a [multicanonical] section is given
+  int64_t muca_walkers = 1024;             ///< multicanonical.walkers
+  int64_t muca_sweeps_per_iteration = 10;  ///< multicanonical.sweeps_per_iteration
+  double muca_lnf_initial = 1.0;           ///< multicanonical.lnf_initial
+  double muca_lnf_final = 1e-6;            ///< multicanonical.lnf_final
+  double muca_flatness = 0.8;              ///< multicanonical.flatness
+  int64_t muca_max_sweeps = 0;             ///< multicanonical.max_sweeps (Wang-Landau)
   int64_t checkpoint_every = 0;     ///< run.checkpoint_every: sweeps between checkpoints; 0 off
   double checkpoint_minutes = 0.0;  ///< run.checkpoint_minutes: wall-clock minutes; 0 off
   double progress_minutes = 5.0;    ///< run.progress_minutes: between log lines; 0 off

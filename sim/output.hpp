@@ -12,6 +12,7 @@
 #include "sim/engine/engine.hpp"
 #include "sim/output/correlator_output.hpp"
 #include "sim/output/h5_id.hpp"
+#include "sim/output/multicanonical_output.hpp"
 #include "sim/output/record_series.hpp"
 
 namespace lattica {
@@ -126,6 +127,9 @@ class OutputFile {
 
   /// Writes exact histograms as /histograms/<name>/{values,counts} (replacing earlier ones).
   void write_histograms(const std::vector<ExactHistogram>& histograms);
+
+  /// Writes a multicanonical run's /multicanonical group (replacing an earlier one).
+  void write_multicanonical(const MulticanonicalRecord& record);
 
   /// Pushes everything to disk and records the committed lengths.
   void flush();

@@ -29,6 +29,8 @@ enum class RngStream : uint32_t {
   cluster_move = 4,   ///< a cluster's new state, site = its canonical label, step as cluster_bond
   cluster_pick = 5,   ///< a cluster pass's seed site and embedding direction, site = 0, same step
   replica_exchange = 6,  ///< parallel tempering: replica = ladder, site = rung pair, step = sweep
+  multicanonical = 7,    ///< multicanonical walkers: replica = walker, site = site,
+                         ///< step = update_step(sweep, 0, 0)
   test = 0xFF,           ///< reserved for tests
 };
 

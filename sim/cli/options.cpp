@@ -26,7 +26,10 @@ CLI::App* add_bench_command(CLI::App& app, BenchOptions& bench) {
   command->add_option("--repeats", bench.repeats, "timed repeats (median)")
       ->check(CLI::Range(1, 1000));
   command->add_option("--kernel", bench.kernel,
-                      "time this kernel only (e.g. \"heatbath\", \"metropolis multispin\")");
+                      "time this kernel only (e.g. \"heatbath\", \"metropolis multispin\"; "
+                      "\"multicanonical\": multicanonical walkers, see --walkers)");
+  command->add_option("--walkers", bench.walkers, "--kernel multicanonical: walkers on the GPU")
+      ->check(CLI::Range(1, 65536));
   command->add_option("--precision", bench.precision, "continuous models: float or double only")
       ->check(CLI::IsMember({"float", "double"}));
   command->add_option("--device", bench.device, "CUDA device index");

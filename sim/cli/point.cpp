@@ -17,19 +17,7 @@
 
 namespace lattica::cli {
 
-namespace {
-
-/// "NAME (CUDA device 0)" of one rank, or the ranks and their grid.
-std::string device_description(const Config& config, const Engine& engine,
-                               const Communicator& world) {
-  if (world.size() == 1) return engine.device_name();
-  const Decomposition d(config.dims, config.parallel_grid, world.size());
-  return engine.device_name() + " on rank 0; " + std::to_string(world.size()) +
-         " ranks, parallel.grid = " + grid_text(d.grid());
-}
-
-/// Metadata for the output file of one run.
-RunMetadata metadata(const Config& config, const Engine& engine, const Communicator& world) {
+RunMetadata config_metadata(const Config& config) {
   RunMetadata meta;
   meta.input_toml = config.input_text;
   meta.resolved_toml = config.resolved_toml;
@@ -45,21 +33,40 @@ RunMetadata metadata(const Config& config, const Engine& engine, const Communica
   meta.lambda = config.lambda;
   meta.field = config.field;
   meta.hits = config.hits;
-  meta.snapshot = config.snapshot_packing == "bits" ? IsingModel::bit_packed_snapshot_format()
-                                                    : engine.snapshot_format();
   meta.structure_factor_every = config.structure_factor ? config.structure_factor_every : 0;
   meta.timeslice_every = config.timeslice ? config.timeslice_every : 0;
   meta.timeslice_momenta = config.timeslice_momenta;
   meta.seed = config.seed;
-  meta.backend = engine.backend_name();
-  meta.device = device_description(config, engine, world);
-  meta.replicas = engine.replicas();  // tempered: run.replicas ladders of every rung
   meta.rungs = config.rungs();
   meta.exchange_every = config.exchange_every;
   for (const config::TemperedCoupling& t : config::tempered_couplings()) {
     if (!(config.*t.ladder).empty()) meta.tempered.push_back(t.key);
   }
-  if (meta.rungs > 0) {  // every coupling of the model at every rung, tempered or not
+  meta.point_index = config.point_index;
+  for (const auto& [key, value] : config.swept_values) meta.swept += key + " = " + value + "\n";
+  return meta;
+}
+
+namespace {
+
+/// "NAME (CUDA device 0)" of one rank, or the ranks and their grid.
+std::string device_description(const Config& config, const Engine& engine,
+                               const Communicator& world) {
+  if (world.size() == 1) return engine.device_name();
+  const Decomposition d(config.dims, config.parallel_grid, world.size());
+  return engine.device_name() + " on rank 0; " + std::to_string(world.size()) +
+         " ranks, parallel.grid = " + grid_text(d.grid());
+}
+
+/// Metadata for the output file of one run on `engine`.
+RunMetadata metadata(const Config& config, const Engine& engine, const Communicator& world) {
+  RunMetadata meta = config_metadata(config);
+  meta.snapshot = config.snapshot_packing == "bits" ? IsingModel::bit_packed_snapshot_format()
+                                                    : engine.snapshot_format();
+  meta.backend = engine.backend_name();
+  meta.device = device_description(config, engine, world);
+  meta.replicas = engine.replicas();  // tempered: run.replicas ladders of every rung
+  if (meta.rungs > 0) {               // every coupling of the model at every rung, tempered or not
     const EngineSettings settings = config.engine_settings();
     const bool phi4 = config.model_kind == "phi4";
     const std::vector<std::pair<const char*, double EngineSettings::*>> couplings =
@@ -75,8 +82,6 @@ RunMetadata metadata(const Config& config, const Engine& engine, const Communica
       meta.rung_couplings.emplace_back(name, std::move(values));
     }
   }
-  meta.point_index = config.point_index;
-  for (const auto& [key, value] : config.swept_values) meta.swept += key + " = " + value + "\n";
   return meta;
 }
 

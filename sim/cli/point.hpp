@@ -6,8 +6,17 @@
 #include "sim/communicator.hpp"
 #include "sim/config.hpp"
 #include "sim/engine/engine.hpp"
+#include "sim/output.hpp"
 
 namespace lattica::cli {
+
+/// The output metadata the configuration alone determines (not the backend, device, replicas
+/// or snapshot format).
+RunMetadata config_metadata(const Config& config);
+
+/// Runs a multicanonical point ([multicanonical]): Wang-Landau, then the production with
+/// frozen weights, written to the output (`force`: over an existing one). One process only.
+void run_multicanonical_point(const Config& config, Communicator& world, bool force, bool quiet);
 
 /// Creates the engine the configuration asks for; "auto" prefers a usable GPU (on every rank,
 /// or the CPU on every rank). Ranks take the GPUs of their node in turn: the one of local rank

@@ -111,6 +111,11 @@ int run_input(const CliOptions& options, const std::shared_ptr<Communicator>& wo
         }
         continue;
       }
+      if (c.multicanonical) {
+        write_index();
+        run_multicanonical_point(c, *world, options.force, quiet);
+        continue;
+      }
       std::unique_ptr<Engine> engine = make_engine(c, world, quiet);
       write_index();  // once the first point is sure to run
       if (run_point(c, *engine, *world, options.force, quiet, starts[i] == PointStart::resume))

@@ -100,9 +100,64 @@ void check_tempering(Config& c, Reader& r) {
   }
 }
 
+/// Multicanonical runs: Ising or Potts without a field, one process, Metropolis walkers of
+/// their own, and none of the options the walkers do not have (checkpoints among them).
+void check_multicanonical(const Config& c, Reader& r) {
+  if (!c.multicanonical) return;
+  const std::string why = " ([multicanonical])";
+  auto refuse = [&](const char* section, const char* key, const std::string& reason) {
+    if (const toml::node* node = r.find(section, key))
+      r.fail(*node, std::string(section) + "." + key, reason);
+  };
+  if (c.model_kind != "ising" && c.model_kind != "potts") {
+    refuse("model", "kind",
+           "multicanonical sampling" + why +
+               " has exact energy bins for \"ising\" and "
+               "\"potts\" only");
+  }
+  if (c.field != 0.0) {
+    refuse("model", "h",
+           "multicanonical sampling" + why +
+               " needs h = 0: its weights are a function of the "
+               "bond energy alone");
+  }
+  for (const TemperedCoupling& t : tempered_couplings()) {
+    refuse("tempering", t.key, "parallel tempering cannot be combined with [multicanonical]");
+  }
+  if (c.sequence != std::vector<std::string>{"metropolis"}) {
+    const bool sequence = r.find("update", "sequence") != nullptr;
+    refuse("update", sequence ? "sequence" : "algorithm",
+           "multicanonical walkers do single-site Metropolis with weights of the total energy; "
+           "only \"metropolis\" is available with [multicanonical]");
+  }
+  if (c.replicas != 1)
+    refuse("run", "replicas", "use multicanonical.walkers for independent walkers");
+  const std::string no_checkpoint =
+      "multicanonical runs write no checkpoints (the Wang-Landau state is not part of the "
+      "checkpoint format); remove the key";
+  if (c.checkpoint_every > 0) refuse("run", "checkpoint_every", no_checkpoint);
+  if (c.checkpoint_minutes > 0) refuse("run", "checkpoint_minutes", no_checkpoint);
+  refuse("run", "walltime", no_checkpoint);
+  if (c.snapshot_every > 0)
+    refuse("output", "snapshot_every", "not available with [multicanonical]");
+  if (c.structure_factor)
+    refuse("measure", "structure_factor", "not available with [multicanonical]");
+  if (c.timeslice) refuse("measure", "timeslice", "not available with [multicanonical]");
+  refuse("parallel", "grid", "a multicanonical run is one process; it has no domain grid");
+  if (c.muca_lnf_final >= c.muca_lnf_initial) {
+    refuse("multicanonical", "lnf_final",
+           "must be below multicanonical.lnf_initial = " + shortest(c.muca_lnf_initial));
+  }
+  if (c.volume() > (int64_t(1) << 28)) {
+    refuse("lattice", "dims",
+           "multicanonical walkers number their energy bins in 32 bits: at most 2^28 sites");
+  }
+}
+
 /// Rules between keys, after every key is read.
 void check_cross_key_rules(Config& c, Reader& r) {
   check_tempering(c, r);  // first: it sets the tempered couplings to their first rung
+  check_multicanonical(c, r);
   const toml::node* algorithm_node = r.find("update", "algorithm");
   const toml::node* sequence_node = r.find("update", "sequence");
   if (!c.sequence.empty() &&
@@ -197,6 +252,7 @@ Config read_point(const toml::table& root, const std::string& source_name,
                   const Substitutions& substitutions, std::vector<std::string>& errors) {
   Reader r(root, source_name, errors, substitutions);
   Config c;
+  c.multicanonical = root["multicanonical"].is_table();
   // update.algorithm names one pass, update.sequence several: given both, neither is read.
   std::set<std::string> judged;
   const toml::node* algorithm_node = r.find("update", "algorithm");

@@ -21,6 +21,7 @@ const std::vector<Choice> kPasses = pass_choices();
 
 bool has_langevin_pass(const Config& c) { return uses_langevin(c.sequence); }
 bool has_ladder(const Config& c) { return c.rungs() > 0; }
+bool is_multicanonical(const Config& c) { return c.multicanonical; }
 bool has_wolff_pass(const Config& c) {
   return std::find(c.sequence.begin(), c.sequence.end(), "wolff") != c.sequence.end();
 }
@@ -336,6 +337,53 @@ std::vector<KeySpec> make_specs() {
           .explained("sweeps between exchange rounds",
                      "sweeps between exchange rounds; rounds alternate between the pairs of "
                      "rungs (0, 1), (2, 3), ... and (1, 2), (3, 4), ..."),
+      // [multicanonical]
+      KeySpec("multicanonical", "walkers", K::integer, &Config::muca_walkers)
+          .defaults_to(1024)
+          .range(1, kMaxReplicas)
+          .when(is_multicanonical, "a `[multicanonical]` section")
+          .explained("independent multicanonical walkers, one per GPU thread",
+                     "independent walkers sharing one histogram, one per GPU thread (a GPU "
+                     "wants >= 10^4); see [Multicanonical sampling](#multicanonical-sampling-"
+                     "ising-and-potts)"),
+      KeySpec("multicanonical", "sweeps_per_iteration", K::integer,
+              &Config::muca_sweeps_per_iteration)
+          .defaults_to(10)
+          .range(1, kMaxCount)
+          .when(is_multicanonical, "a `[multicanonical]` section")
+          .explained("Wang-Landau: sweeps of every walker between updates of ln g",
+                     "Wang-Landau: sweeps of every walker with fixed weights between updates of "
+                     "ln g"),
+      KeySpec("multicanonical", "lnf_initial", K::number, &Config::muca_lnf_initial)
+          .defaults_to(1.0)
+          .at_least(0.0)
+          .within(true, 10.0, false, "must be > 0 and <= 10")
+          .when(is_multicanonical, "a `[multicanonical]` section")
+          .explained("Wang-Landau: ln f of the first stage, in (0, 10]",
+                     "Wang-Landau: ln f of the first stage (ln g rises by ln f per visit)"),
+      KeySpec("multicanonical", "lnf_final", K::number, &Config::muca_lnf_final)
+          .defaults_to(1e-6)
+          .at_least(0.0)
+          .within(true, 10.0, false, "must be > 0 and below multicanonical.lnf_initial")
+          .when(is_multicanonical, "a `[multicanonical]` section")
+          .explained("Wang-Landau: stop once ln f falls below this",
+                     "Wang-Landau: the weights are frozen once ln f (halved at every flat "
+                     "histogram) falls below this"),
+      KeySpec("multicanonical", "flatness", K::number, &Config::muca_flatness)
+          .defaults_to(0.8)
+          .at_least(0.0)
+          .within(true, 1.0, true, "must be strictly between 0 and 1")
+          .when(is_multicanonical, "a `[multicanonical]` section")
+          .explained("Wang-Landau flatness criterion, in (0, 1)",
+                     "Wang-Landau: a stage's histogram is flat when every bin visited so far "
+                     "has at least this fraction of the mean count of those bins"),
+      KeySpec("multicanonical", "max_sweeps", K::integer, &Config::muca_max_sweeps)
+          .defaults_to(1000000)
+          .range(1, kMaxCount)
+          .when(is_multicanonical, "a `[multicanonical]` section")
+          .explained("Wang-Landau: at most this many sweeps per walker",
+                     "Wang-Landau: at most this many sweeps per walker; the production then "
+                     "runs with the weights reached (the output records `converged = 0`)"),
       // [parallel]
       KeySpec("parallel", "grid", K::grid, &Config::parallel_grid)
           .chain_role(ChainRole::no)  // a checkpoint resumes on any number of ranks

@@ -1,6 +1,7 @@
 // The CUDA backend's entry points: devices, their copy bandwidth, and an engine that fits.
 #include "kernels/backend/cuda_exec.cuh"
 #include "sim/decomposition.hpp"
+#include "sim/engine/cuda_device.hpp"
 #include "sim/engine/decomposed_box.hpp"
 #include "sim/engine/engine_factory.hpp"
 
@@ -28,15 +29,19 @@ int cuda_device_count(std::string& reason) {
   return count;
 }
 
-std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
+void select_cuda_device(int device) {
   std::string reason;
   const int count = cuda_device_count(reason);
   if (count == 0) throw CudaError(reason);
-  if (settings.cuda_device < 0 || settings.cuda_device >= count) {
-    throw InputError("run.device = " + std::to_string(settings.cuda_device) + ": only " +
-                     std::to_string(count) + " CUDA device(s) present");
+  if (device < 0 || device >= count) {
+    throw InputError("run.device = " + std::to_string(device) + ": only " + std::to_string(count) +
+                     " CUDA device(s) present");
   }
-  LATTICA_CUDA_CHECK(cudaSetDevice(settings.cuda_device));
+  LATTICA_CUDA_CHECK(cudaSetDevice(device));
+}
+
+std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
+  select_cuda_device(settings.cuda_device);
   EngineSettings box = settings;  // a decomposed engine holds its box with the ghost layers
   size_t gathered = 0;            // and rank 0 the whole field for the spectra
   if (decomposed(settings)) {

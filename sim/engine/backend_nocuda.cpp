@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "sim/engine/engine.hpp"
+#include "sim/engine/multicanonical/walker_ensemble.hpp"
 
 namespace lattica {
 
@@ -15,6 +16,10 @@ double cuda_copy_bandwidth(int, size_t, int) {
 }
 
 std::unique_ptr<Engine> make_cuda_engine(const EngineSettings&) {
+  throw InputError("run.backend = \"cuda\": this sim was built without the CUDA toolkit");
+}
+
+std::unique_ptr<WalkerEnsemble> make_cuda_walkers(const WalkerSettings&) {
   throw InputError("run.backend = \"cuda\": this sim was built without the CUDA toolkit");
 }
 

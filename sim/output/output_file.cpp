@@ -339,6 +339,10 @@ void OutputFile::write_histograms(const std::vector<ExactHistogram>& histograms)
   lattica::write_histograms(file_.get(), histograms);
 }
 
+void OutputFile::write_multicanonical(const MulticanonicalRecord& record) {
+  lattica::write_multicanonical(file_.get(), record);
+}
+
 void OutputFile::flush() {
   // Data first, then the lengths that vouch for it, then the lengths themselves.
   H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));

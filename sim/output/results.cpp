@@ -37,8 +37,8 @@ void write_histograms(hid_t file, const std::vector<ExactHistogram>& histograms)
 }
 
 template <class T>
-void write_vector(hid_t parent, const char* name, const std::vector<T>& values,
-                  const std::string& description) {
+void write_array(hid_t parent, const char* name, const std::vector<T>& values,
+                 const std::vector<hsize_t>& shape, const std::string& description) {
   static_assert(std::is_same_v<T, double> || std::is_same_v<T, int64_t> ||
                 std::is_same_v<T, int32_t>);
   const hid_t type = std::is_same_v<T, double>    ? H5T_NATIVE_DOUBLE
@@ -46,13 +46,26 @@ void write_vector(hid_t parent, const char* name, const std::vector<T>& values,
                                                   : H5T_NATIVE_INT32;
   if (H5_CHECK(H5Lexists(parent, name, H5P_DEFAULT)) > 0)
     H5_CHECK(H5Ldelete(parent, name, H5P_DEFAULT));
-  const hsize_t n = values.size();
-  H5Id space(H5_CHECK(H5Screate_simple(1, &n, nullptr)), H5Sclose);
+  H5Id space(H5_CHECK(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr)),
+             H5Sclose);
   H5Id set(
       H5_CHECK(H5Dcreate2(parent, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
       H5Dclose);
-  if (n > 0) H5_CHECK(H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()));
+  if (!values.empty())
+    H5_CHECK(H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()));
   write_string_attribute(set.get(), "description", description);
+}
+template void write_array(hid_t, const char*, const std::vector<double>&,
+                          const std::vector<hsize_t>&, const std::string&);
+template void write_array(hid_t, const char*, const std::vector<int64_t>&,
+                          const std::vector<hsize_t>&, const std::string&);
+template void write_array(hid_t, const char*, const std::vector<int32_t>&,
+                          const std::vector<hsize_t>&, const std::string&);
+
+template <class T>
+void write_vector(hid_t parent, const char* name, const std::vector<T>& values,
+                  const std::string& description) {
+  write_array(parent, name, values, {static_cast<hsize_t>(values.size())}, description);
 }
 template void write_vector(hid_t, const char*, const std::vector<double>&, const std::string&);
 template void write_vector(hid_t, const char*, const std::vector<int64_t>&, const std::string&);

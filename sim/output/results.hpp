@@ -19,6 +19,12 @@ template <class T>
 void write_vector(hid_t parent, const char* name, const std::vector<T>& values,
                   const std::string& description);
 
+/// Writes a dataset `name` of the given shape (row-major values) under `parent`, replacing one
+/// there, with a description attribute. T: double, int64_t or int32_t.
+template <class T>
+void write_array(hid_t parent, const char* name, const std::vector<T>& values,
+                 const std::vector<hsize_t>& shape, const std::string& description);
+
 /// Writes parallel tempering's statistics under `group`/statistics (replacing earlier ones):
 /// acceptance per pair of rungs, round trips, the fraction of up-going replicas per rung and
 /// the final permutation.

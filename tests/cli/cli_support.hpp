@@ -201,6 +201,13 @@ inline void expect_same_datasets(const std::string& a, const std::string& b) {
 
 // --- the fixture ----------------------------------------------------------------------------
 
+/// A hostile input: a name for messages, the input's text and what the error must name.
+struct BadInput {
+  const char* name;
+  std::string input;
+  std::vector<std::string> expected;
+};
+
 class Cli : public testing::Test {
  protected:
   void SetUp() override {
@@ -221,6 +228,19 @@ class Cli : public testing::Test {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     while (!fs::exists(file) && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+
+  /// Expects each input to be refused on the CPU backend: exit status 2, an error naming every
+  /// expected text, and no output file.
+  void expect_inputs_refused(const std::vector<BadInput>& cases) const {
+    for (const BadInput& c : cases) {
+      std::ofstream(path("bad.toml")) << c.input;
+      const RunResult r = sim({path("bad.toml"), "--backend", "cpu", "-o", "x.h5"});
+      EXPECT_EQ(r.exit_code, 2) << c.name << "\n" << r;
+      for (const std::string& text : c.expected)
+        EXPECT_NE(r.err.find(text), std::string::npos) << c.name << ": no '" << text << "'\n" << r;
+      EXPECT_FALSE(fs::exists(path("x.h5"))) << c.name;
+    }
   }
 
   /// A path inside the test's working directory.

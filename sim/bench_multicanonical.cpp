@@ -1,0 +1,108 @@
+// `sim bench --kernel multicanonical`: multicanonical walkers (one per GPU thread) on a small
+// Ising or Potts lattice, in walker-site updates per ns, with the share of the time the shared
+// histogram takes, and the CPU backend's rate for comparison.
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "sim/bench.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/engine/multicanonical/walker_ensemble.hpp"
+#include "sim/engine/multicanonical/wang_landau.hpp"
+
+namespace lattica {
+
+namespace {
+
+struct WalkerTiming {
+  double seconds_per_sweep = 0;   ///< median over the repeats
+  double histogram_fraction = 0;  ///< of all timed seconds
+};
+
+/// Times sweeps of `walkers` with canonical weights at the model's transition (acceptances
+/// like a multicanonical run's there): median seconds per sweep over the repeats.
+WalkerTiming time_walkers(WalkerEnsemble& walkers, const WalkerSettings& s, int repeats) {
+  const int d = static_cast<int>(s.dims.size());
+  int64_t volume = 1;
+  for (int64_t l : s.dims) volume *= l;
+  // ln W(k) = beta k for Potts (E = -k); Ising's E = dV - 2k doubles the slope.
+  const double beta = s.q == 2 ? 2 * 0.4406867935 : std::log(1 + std::sqrt(double(s.q)));
+  std::vector<double> log_weight(static_cast<size_t>(d * volume + 1));
+  for (size_t k = 0; k < log_weight.size(); ++k) log_weight[k] = beta * static_cast<double>(k);
+  walkers.set_thresholds(muca_thresholds(log_weight, d));
+  uint64_t sweep = 0;
+  walkers.sweep(sweep++, 1);  // warm-up
+  auto timed = [&](int64_t n) {
+    const auto start = std::chrono::steady_clock::now();
+    walkers.sweep(sweep, n);
+    sweep += static_cast<uint64_t>(n);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const double one = std::max(timed(1), 1e-7);
+  const auto count = static_cast<int64_t>(std::clamp(0.2 / one, 1.0, 2000.0));
+  const double histogram_before = walkers.histogram_seconds();
+  std::vector<double> times;
+  double total = 0;
+  for (int r = 0; r < repeats; ++r) {
+    const double t = timed(count);
+    total += t;
+    times.push_back(t / static_cast<double>(count));
+  }
+  std::sort(times.begin(), times.end());
+  return {times[times.size() / 2], (walkers.histogram_seconds() - histogram_before) / total};
+}
+
+}  // namespace
+
+int run_multicanonical_bench(const BenchOptions& o) {
+  if (o.model != "ising" && o.model != "potts") {
+    std::fprintf(stderr, "sim bench: error: --kernel multicanonical: --model ising or potts\n");
+    return 2;
+  }
+  std::string reason;
+  if (cuda_device_count(reason) == 0) {
+    std::fprintf(stderr, "sim bench: error: %s; the benchmark times the GPU\n", reason.c_str());
+    return 2;
+  }
+  WalkerSettings s;
+  s.seed = 1;
+  s.q = o.model == "potts" ? o.q : 2;
+  s.dims = o.dims.empty() ? std::vector<int64_t>{16, 16} : o.dims;
+  s.walkers = o.walkers;
+  s.cuda_device = o.device;
+  WalkerSettings cpu_settings = s;
+  cpu_settings.dims = o.cpu_dims.empty() ? s.dims : o.cpu_dims;
+  cpu_settings.walkers = std::min<int64_t>(o.walkers, 256);
+  const auto gpu = make_cuda_walkers(s);
+  const WalkerTiming g = time_walkers(*gpu, s, o.repeats);
+  const auto cpu = make_cpu_walkers(cpu_settings);
+  const WalkerTiming c = time_walkers(*cpu, cpu_settings, 3);
+  auto rate = [](const WalkerSettings& w, const WalkerTiming& t) {
+    double updates = static_cast<double>(w.walkers);
+    for (int64_t l : w.dims) updates *= static_cast<double>(l);
+    return updates / (t.seconds_per_sweep * 1e9);
+  };
+  auto lattice = [](const WalkerSettings& w) {
+    std::string text;
+    for (int64_t l : w.dims) text += (text.empty() ? "" : "x") + std::to_string(l);
+    return text + " x " + std::to_string(w.walkers) + " walkers";
+  };
+  std::printf("sim bench: %s, multicanonical %s%s\n", gpu->device_name().c_str(), o.model.c_str(),
+              s.q > 2 ? (" q = " + std::to_string(s.q)).c_str() : "");
+  std::printf("%-8s %-32s %14s %12s %11s\n", "backend", "lattice", "updates/ns", "s/sweep",
+              "histogram");
+  std::printf("%-8s %-32s %14.3f %12.4g %10.1f%%\n", "cuda", lattice(s).c_str(), rate(s, g),
+              g.seconds_per_sweep, 100 * g.histogram_fraction);
+  std::printf("%-8s %-32s %14.4f %12.4g %10.1f%%\n", "cpu", lattice(cpu_settings).c_str(),
+              rate(cpu_settings, c), c.seconds_per_sweep, 100 * c.histogram_fraction);
+  std::printf(
+      "updates/ns: walker-site updates (walkers x sites per sweep); histogram: the share of the "
+      "time spent binning every walker's energy after every sweep into the shared histogram "
+      "(and copying it to the host).\n");
+  return 0;
+}
+
+}  // namespace lattica

@@ -1,0 +1,40 @@
+#pragma once
+// The /multicanonical group of a multicanonical run's output: everything `analysis
+// multicanonical` needs, so that the analysis reads nothing else.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/output/h5_id.hpp"
+
+namespace lattica {
+
+/// A finished multicanonical run: its Wang-Landau phase, the frozen weights and the production.
+struct MulticanonicalRecord {
+  std::string model;  ///< "ising" or "potts"
+  int q = 2;
+  int64_t volume = 0;
+  int64_t walkers = 0;
+  // Wang-Landau
+  double lnf_initial = 0, lnf_final = 0, flatness = 0, lnf_reached = 0;
+  int stages = 0;
+  bool converged = false;  ///< ln f fell below lnf_final within the sweep limit
+  int64_t sweeps_per_iteration = 0, wang_landau_sweeps = 0;
+  std::vector<double> wang_landau_log_g;  ///< per bin, 0 where never visited
+  std::vector<int32_t> visited;           ///< per bin: visited during Wang-Landau (1) or not
+  // production with frozen weights
+  std::vector<int64_t> energy;     ///< per bin: the total energy E of bin k
+  std::vector<double> log_weight;  ///< per bin: the frozen ln W(E)
+  std::vector<int64_t> histogram;  ///< per bin: (walker, sweep) pairs of the production
+  int64_t thermalization = 0, measure_every = 0;
+  std::vector<int64_t> sweeps;         ///< per measurement: sweeps done by then
+  std::vector<int32_t> energy_series;  ///< [measurement][walker]: E
+  std::vector<int32_t> order_series;   ///< [measurement][walker]: muca_order()
+  double histogram_seconds = 0, seconds = 0;
+};
+
+/// Writes /multicanonical under the file's root (replacing an earlier one).
+void write_multicanonical(hid_t root, const MulticanonicalRecord& record);
+
+}  // namespace lattica

@@ -1,0 +1,171 @@
+// Multicanonical walkers (issue 21): ln g(E) against exact enumeration of Ising 4x4 and Potts
+// q = 3 3x3 (errors by jackknife over blocks of independent walkers), the Wang-Landau schedule,
+// and chains that do not depend on the thread count.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "kernels/models/ising.hpp"
+#include "sim/engine/multicanonical/wang_landau.hpp"
+#include "sim/run/multicanonical_run.hpp"
+#include "tests/support/exact_ising.hpp"
+#include "tests/support/exact_potts.hpp"
+
+namespace lattica {
+namespace {
+
+/// A multicanonical configuration of a small lattice (Wang-Landau to ln f < 1e-3).
+Config muca_config(const std::string& kind, int q, std::vector<int64_t> dims, int threads = 0) {
+  Config c;
+  c.model_kind = kind;
+  c.q = q;
+  c.dims = std::move(dims);
+  c.seed = 20261124;
+  c.start = "hot";
+  c.threads = threads;
+  c.multicanonical = true;
+  c.muca_walkers = 64;
+  c.muca_sweeps_per_iteration = 10;
+  c.muca_lnf_initial = 0.5;
+  c.muca_lnf_final = 1e-3;
+  c.muca_flatness = 0.8;
+  c.muca_max_sweeps = 200000;
+  c.thermalization = 100;
+  c.measurements = 3000;
+  c.measure_every = 1;
+  return c;
+}
+
+MulticanonicalRecord run_cpu(const Config& c) {
+  std::unique_ptr<WalkerEnsemble> walkers = make_cpu_walkers(walker_settings(c));
+  return run_multicanonical(c, *walkers, true);
+}
+
+/// ln g(E) per energy from the walkers of one block set, normalised so that g(E_min) = q.
+std::map<int64_t, double> log_g_of(const MulticanonicalRecord& r, const std::vector<bool>& use,
+                                   int q) {
+  std::map<int64_t, double> counts;
+  const size_t walkers = static_cast<size_t>(r.walkers);
+  for (size_t i = 0; i < r.energy_series.size(); ++i) {
+    if (use[i % walkers]) counts[r.energy_series[i]] += 1;
+  }
+  std::map<int64_t, double> lng;
+  for (size_t k = 0; k < r.energy.size(); ++k) {
+    if (counts.count(r.energy[k]))
+      lng[r.energy[k]] = std::log(counts[r.energy[k]]) - r.log_weight[k];
+  }
+  const double ground = lng.begin()->second;  // the lowest energy
+  for (auto& [e, v] : lng) v += std::log(q) - ground;
+  return lng;
+}
+
+/// Checks ln g against exact ln g (energy -> value): the same energies visited, each within
+/// 5 jackknife errors (32 blocks of 2 walkers).
+void expect_exact_log_g(const MulticanonicalRecord& r, const std::map<int64_t, double>& exact,
+                        int q) {
+  ASSERT_TRUE(r.converged);
+  const int blocks = 32;
+  const std::map<int64_t, double> all = log_g_of(r, std::vector<bool>(r.walkers, true), q);
+  std::vector<std::map<int64_t, double>> leave_out;
+  for (int b = 0; b < blocks; ++b) {
+    std::vector<bool> use(r.walkers, true);
+    for (int64_t w = b; w < r.walkers; w += blocks) use[w] = false;
+    leave_out.push_back(log_g_of(r, use, q));
+  }
+  ASSERT_EQ(all.size(), exact.size()) << "visited energies differ from the possible ones";
+  for (const auto& [e, value] : exact) {
+    ASSERT_TRUE(all.count(e)) << "E = " << e << " never visited";
+    double mean = 0, var = 0;
+    for (const auto& lo : leave_out) mean += lo.at(e) / blocks;
+    for (const auto& lo : leave_out) var += (lo.at(e) - mean) * (lo.at(e) - mean);
+    const double error = std::sqrt(var * (blocks - 1) / blocks);
+    EXPECT_LT(error, 0.1) << "E = " << e;
+    EXPECT_LT(std::fabs(all.at(e) - value), 5 * error + 1e-12)
+        << "E = " << e << ": ln g " << all.at(e) << " +- " << error << ", exact " << value;
+  }
+}
+
+TEST(Multicanonical, IsingFourByFourLogGIsExact) {
+  const Config c = muca_config("ising", 0, {4, 4});
+  const MulticanonicalRecord r = run_cpu(c);
+  // Exact: at beta = 0, P(B) = g(B) / 2^V with E = -B.
+  std::map<int64_t, double> exact;
+  for (const auto& [b, p] : test::exact_ising(c.dims, 0.0, 0.0).bond_distribution)
+    exact[-b] = std::log(p) + 16 * std::log(2.0);
+  expect_exact_log_g(r, exact, 2);
+}
+
+TEST(Multicanonical, PottsThreeStatesThreeByThreeLogGIsExact) {
+  const Config c = muca_config("potts", 3, {3, 3});
+  const MulticanonicalRecord r = run_cpu(c);
+  std::map<int64_t, double> exact;
+  for (const auto& [b, p] : test::exact_potts(c.dims, 3, 0.0, 0.0).bond_distribution)
+    exact[-b] = std::log(p) + 9 * std::log(3.0);
+  expect_exact_log_g(r, exact, 3);
+}
+
+TEST(Multicanonical, ChainDoesNotDependOnThreads) {
+  Config one = muca_config("potts", 10, {4, 4}, 1);
+  one.muca_lnf_final = 0.05;
+  one.measurements = 50;
+  Config two = one;
+  two.threads = 2;
+  const MulticanonicalRecord a = run_cpu(one), b = run_cpu(two);
+  EXPECT_EQ(a.wang_landau_log_g, b.wang_landau_log_g);
+  EXPECT_EQ(a.histogram, b.histogram);
+  EXPECT_EQ(a.energy_series, b.energy_series);
+  EXPECT_EQ(a.order_series, b.order_series);
+}
+
+TEST(Multicanonical, OrderParameterAndBinsAgreeWithTheSpins) {
+  WalkerSettings s;
+  s.seed = 5;
+  s.q = 4;
+  s.dims = {4, 6};
+  s.walkers = 7;
+  std::unique_ptr<WalkerEnsemble> walkers = make_cpu_walkers(s);
+  walkers->set_thresholds(muca_thresholds(std::vector<double>(49, 0.0), 2));
+  walkers->sweep(0, 3);
+  const std::vector<uint8_t> spins = walkers->spins();
+  const std::vector<int32_t> bins = walkers->bins(), orders = walkers->orders();
+  for (int w = 0; w < 7; ++w) {
+    auto at = [&](int i, int j) { return spins[((i + 4) % 4 * 6 + (j + 6) % 6) * 7 + w]; };
+    int satisfied = 0, count[4] = {};
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 6; ++j) {
+        satisfied += (at(i, j) == at(i + 1, j)) + (at(i, j) == at(i, j + 1));
+        ++count[at(i, j)];
+      }
+    }
+    EXPECT_EQ(bins[w], satisfied) << "walker " << w;
+    EXPECT_EQ(orders[w], *std::max_element(count, count + 4)) << "walker " << w;
+  }
+}
+
+TEST(WangLandau, HalvesLnFWhenTheVisitedBinsAreFlat) {
+  WangLandau wl(4, {1.0, 0.1, 0.8});
+  EXPECT_FALSE(wl.add({10, 0, 5, 0}));  // bin 2 has 5 < 0.8 x 7.5
+  EXPECT_DOUBLE_EQ(wl.log_g()[0], 10.0);
+  EXPECT_TRUE(wl.add({0, 0, 5, 0}));  // 10 and 10: flat over the visited bins 0 and 2
+  EXPECT_DOUBLE_EQ(wl.lnf(), 0.5);
+  EXPECT_EQ(wl.stages(), 1);
+  EXPECT_FALSE(wl.add({4, 1, 4, 0}));  // bin 1 is visited now and far below the mean
+  EXPECT_DOUBLE_EQ(wl.log_g()[1], 0.5);
+  EXPECT_EQ(wl.visited(), (std::vector<uint8_t>{1, 1, 1, 0}));
+}
+
+TEST(WangLandau, ThresholdsAcceptWithTheWeightRatio) {
+  const std::vector<double> lnw = {0.0, -1.0, -1.0};
+  const std::vector<uint64_t> t = muca_thresholds(lnw, 1);  // moves dk = -2 .. 2
+  EXPECT_EQ(t[0 * 5 + 2 + 1], move_threshold(std::exp(-1.0)));
+  EXPECT_EQ(t[1 * 5 + 2 - 1], uint64_t(1) << 32);          // uphill in weight: certain
+  EXPECT_EQ(t[1 * 5 + 2 + 1], (uint64_t(15) << 32) / 16);  // equal weights: 15/16
+  EXPECT_EQ(t[0 * 5 + 2 - 1], 0u);                         // no bin -1
+}
+
+}  // namespace
+}  // namespace lattica
