@@ -17,6 +17,10 @@
                                   parallel tempering: per-rung summaries, exchange acceptance,
                                   round trips, MBAR reweighting across rungs, a
                                   feedback-optimised ladder (one step)
+    annealing FILE... [--json [PATH]] [--plot PNG]
+                                  population annealing: per-step beta F per site with its
+                                  error from independent populations, <e>, <|m|>, <m^2>,
+                                  families, rho_t
     dynamics FILE... [--rates JSON] [--rate KEY=VALUE]... [--extrapolate L]
              [--reference NAME] [--cut N] [--json [PATH]] [--plot PNG]
                                   tau_int of e, |m|, m^2 per run in sweeps, fits tau = A L^z
@@ -725,6 +729,49 @@ def cmd_tempering(args, parser):
     return 0 if ok and documents else 1
 
 
+ANNEALING_DESCRIPTION = """\
+Reads /annealing of population annealing runs ([annealing]) of one schedule and prints, per
+step of the schedule: beta, beta F per site (the mean over every independent population of
+every file) with its standard error over those populations (NaN for a single one: set
+annealing.populations >= 2 or give several files of different seeds), the population means of
+e, |m| and m^2 with errors sigma sqrt(rho_t / R) (R / rho_t effectively independent
+replicas), the families left, rho_t and the effective population fraction of the step's
+weights. annealing.py has the details."""
+
+
+def cmd_annealing(args, parser):
+    from analysis import annealing
+    target = _json_target(args, parser)
+    files, ok = _expand(args.files)
+    runs = []
+    for path in files:
+        try:
+            run = annealing.read_annealing(path)
+        except READ_ERRORS as e:
+            _error(f"{path}: {e}")
+            ok = False
+            continue
+        if run is None:
+            _error(f"{path}: not a population annealing run (no /annealing)")
+            return 2
+        runs.append(run)
+    if not runs:
+        return 1
+    try:
+        rows = annealing.step_table(runs)
+    except ValueError as e:
+        _error(str(e))
+        return 2
+    if target != "-":
+        print(annealing.format_table([r.path for r in runs], runs, rows))
+    if args.plot:
+        annealing.plot(rows, args.plot)
+    if target is not None:
+        _emit_json({"schema": "lattica-annealing/1", "files": [r.path for r in runs],
+                    "steps": rows}, target)
+    return 0 if ok else 1
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog=_program_name(), description="Analyses Lattica output files.",
@@ -784,6 +831,13 @@ def main(argv=None):
     p.add_argument("--cut", type=int, metavar="N", help=CUT_HELP)
     p.add_argument("--json", nargs="?", const="-", metavar="PATH", help=JSON_HELP)
     p.set_defaults(handler=cmd_tempering)
+
+    p = add("annealing", "population annealing: free energy, <e>, families, rho_t per step",
+            ANNEALING_DESCRIPTION)
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--json", nargs="?", const="-", metavar="PATH", help=JSON_HELP)
+    p.add_argument("--plot", metavar="PNG", help="write beta F, <e> and rho_t against beta")
+    p.set_defaults(handler=cmd_annealing)
 
     p = add("dynamics", "tau_int across sizes and algorithms, dynamic exponents, samples/s",
             DYNAMICS_DESCRIPTION)

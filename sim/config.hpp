@@ -82,6 +82,15 @@ struct Config {
   /// place of the model's key of the same name; and the sweeps between exchange rounds.
   std::vector<double> tempering_beta, tempering_kappa, tempering_lambda, tempering_h;
   int64_t exchange_every = 1;
+  /// [annealing]: population annealing's schedule (empty: no annealing; with annealing_steps >
+  /// 0 its two entries are the ends of a linear schedule of that many steps), sweeps per step,
+  /// resampling, independent populations and whether every replica's data is written.
+  std::vector<double> annealing_beta;
+  int64_t annealing_steps = 0;
+  int64_t annealing_sweeps = 10;
+  std::string annealing_resampling = "systematic";
+  int annealing_populations = 1;
+  bool annealing_replica_output = false;
   int64_t checkpoint_every = 0;     ///< run.checkpoint_every: sweeps between checkpoints; 0 off
   double checkpoint_minutes = 0.0;  ///< run.checkpoint_minutes: wall-clock minutes; 0 off
   double progress_minutes = 5.0;    ///< run.progress_minutes: between log lines; 0 off
@@ -101,6 +110,9 @@ struct Config {
   int64_t volume() const;
   /// Rungs of the tempering ladder; 0 without [tempering].
   int rungs() const;
+  /// Whether the run is population annealing ([annealing]), and its schedule of betas.
+  bool annealing() const { return !annealing_beta.empty(); }
+  std::vector<double> annealing_schedule() const;
   /// Sweeps of the whole run: thermalization + measurements * measure_every.
   int64_t total_sweeps() const { return thermalization + measurements * measure_every; }
   EngineSettings engine_settings() const;

@@ -23,7 +23,8 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from script_support import analysis_env, positional_arguments, run, sim_env  # noqa: E402
+from script_support import (analysis_env, positional_arguments, run, sim_env,  # noqa: E402
+                            square_ising_bonds)
 
 L, V = 4, 16
 BETAS = (0.2, 0.3, 0.4, 0.5, 0.6)
@@ -48,9 +49,7 @@ threads = 1
 
 
 def exact(beta):
-    codes = np.arange(1 << V, dtype=np.int64)
-    s = (1 - 2 * ((codes[:, None] >> np.arange(V)) & 1)).reshape(-1, L, L)
-    bonds = np.sum(s * (np.roll(s, -1, axis=1) + np.roll(s, -1, axis=2)), axis=(1, 2))
+    bonds = square_ising_bonds(L)
     x = beta * bonds.astype(np.float64)
     top = x.max()
     w = np.exp(x - top)

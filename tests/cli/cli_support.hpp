@@ -201,8 +201,27 @@ inline void expect_same_datasets(const std::string& a, const std::string& b) {
 
 // --- the fixture ----------------------------------------------------------------------------
 
+/// An input sim must refuse: exit status 2, a message naming each of `expected`, no output.
+struct BadInput {
+  const char* name;
+  std::string input;
+  std::vector<std::string> expected;  ///< what the message must name
+};
+
 class Cli : public testing::Test {
  protected:
+  /// Runs sim (CPU backend) on each of `cases` and checks that it refuses it as BadInput says.
+  void expect_refused(const std::vector<BadInput>& cases) const {
+    for (const BadInput& c : cases) {
+      std::ofstream(path("bad.toml")) << c.input;
+      const RunResult r = sim({path("bad.toml"), "--backend", "cpu", "-o", "x.h5"});
+      EXPECT_EQ(r.exit_code, 2) << c.name << "\n" << r;
+      for (const std::string& text : c.expected)
+        EXPECT_NE(r.err.find(text), std::string::npos) << c.name << ": no '" << text << "'\n" << r;
+      EXPECT_FALSE(fs::exists(path("x.h5"))) << c.name;
+    }
+  }
+
   void SetUp() override {
     char base[] = "/tmp/lattica_cli_test_XXXXXX";
     ASSERT_NE(mkdtemp(base), nullptr) << "cannot create a temporary directory";

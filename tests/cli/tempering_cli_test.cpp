@@ -23,17 +23,11 @@ std::string tempered_input(const std::string& tempering, const std::string& extr
          "\n[run]\nthermalization = 20\nmeasurements = 50\nseed = 3\n" + extra;
 }
 
-struct BadTempering {
-  const char* name;
-  std::string input;
-  std::vector<std::string> expected;  ///< what the message must name
-};
-
 TEST_F(Cli, BadTemperingInputExitsTwoAndWritesNothing) {
   const std::string phi4 =
       "[lattice]\ndims = [8, 8]\n[model]\nkind = \"phi4\"\nlambda = 0.5\n"
       "[run]\nthermalization = 20\nmeasurements = 50\nseed = 3\n";
-  const std::vector<BadTempering> cases = {
+  const std::vector<BadInput> cases = {
       {"not monotone",
        tempered_input("beta = [0.3, 0.5, 0.4]"),
        {"tempering.beta", "[0.3, 0.5, 0.4]", "strictly increasing or strictly decreasing"}},
@@ -64,14 +58,7 @@ TEST_F(Cli, BadTemperingInputExitsTwoAndWritesNothing) {
        tempered_input("beta = [0.3, 0.4, 0.5, 0.6]", "replicas = 20000\n"),
        {"tempering.beta", "65536"}},
   };
-  for (const BadTempering& c : cases) {
-    std::ofstream(path("bad.toml")) << c.input;
-    const RunResult r = sim({path("bad.toml"), "--backend", "cpu", "-o", "x.h5"});
-    EXPECT_EQ(r.exit_code, 2) << c.name << "\n" << r;
-    for (const std::string& text : c.expected)
-      EXPECT_NE(r.err.find(text), std::string::npos) << c.name << ": no '" << text << "'\n" << r;
-    EXPECT_FALSE(fs::exists(path("x.h5"))) << c.name;
-  }
+  expect_refused(cases);
   // A model coupling given beside its ladder, and Langevin passes with a ladder.
   std::ofstream(path("both.toml")) << "[lattice]\ndims = [8, 8]\n[model]\nkind = \"ising\"\n"
                                       "beta = 0.4\n[tempering]\nbeta = [0.3, 0.4]\n"
