@@ -55,7 +55,7 @@ TEST_F(Cli, BadAnnealingInputExitsTwoAndWritesNothing) {
        "[annealing]\nbeta = [0, 0.5]\n[run]\nseed = 3\n",
        {"annealing.beta", "phi^4"}},
   };
-  expect_refused(cases);
+  expect_bad_inputs(cases);
 }
 
 TEST_F(Cli, AnnealedRunWritesOneRowPerStep) {

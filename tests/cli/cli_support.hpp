@@ -211,7 +211,7 @@ struct BadInput {
 class Cli : public testing::Test {
  protected:
   /// Runs sim (CPU backend) on each of `cases` and checks that it refuses it as BadInput says.
-  void expect_refused(const std::vector<BadInput>& cases) const {
+  void expect_bad_inputs(const std::vector<BadInput>& cases) const {
     for (const BadInput& c : cases) {
       std::ofstream(path("bad.toml")) << c.input;
       const RunResult r = sim({path("bad.toml"), "--backend", "cpu", "-o", "x.h5"});
