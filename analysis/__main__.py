@@ -225,6 +225,13 @@ def info(path, out=sys.stdout):
         rows.append(("tempering", f"{t.rungs} rungs x {t.ladders} ladder(s), exchanges every "
                                   f"{t.exchange_every} sweep(s): {ladder} (columns in rung "
                                   f"order; see 'analysis tempering')"))
+    from analysis import annealing
+    pa = annealing.read_annealing(path)
+    if pa is not None:  # the root's beta is the schedule's last
+        betas = pa.columns["beta"]
+        rows.append(("annealing", f"{len(betas)} steps, beta {betas[0]:.6g} to {betas[-1]:.6g}, "
+                                  f"{pa.replicas} replicas in {pa.populations} population(s) "
+                                  f"(no /observables rows; see 'analysis annealing')"))
     if run.point_index is not None:
         rows.append(("point", run.point_index))
     swept = a.get("swept_parameters")
