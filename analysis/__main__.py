@@ -21,6 +21,10 @@
                                   multicanonical run: ln g(E) with errors, reweighting to any
                                   beta (e, C, U4, free energy), equal-height P(E) and the
                                   interface tension at a first-order transition
+    annealing FILE... [--json [PATH]] [--plot PNG]
+                                  population annealing: per-step beta F per site with its
+                                  error from independent populations, <e>, <|m|>, <m^2>,
+                                  families, rho_t
     dynamics FILE... [--rates JSON] [--rate KEY=VALUE]... [--extrapolate L]
              [--reference NAME] [--cut N] [--json [PATH]] [--plot PNG]
                                   tau_int of e, |m|, m^2 per run in sweeps, fits tau = A L^z
@@ -235,6 +239,13 @@ def info(path, out=sys.stdout):
                                        f"'analysis multicanonical')"))
     except ValueError:
         pass  # not a multicanonical run
+    from analysis import annealing
+    pa = annealing.read_annealing(path)
+    if pa is not None:  # the root's beta is the schedule's last
+        betas = pa.columns["beta"]
+        rows.append(("annealing", f"{len(betas)} steps, beta {betas[0]:.6g} to {betas[-1]:.6g}, "
+                                  f"{pa.replicas} replicas in {pa.populations} population(s) "
+                                  f"(no /observables rows; see 'analysis annealing')"))
     if run.point_index is not None:
         rows.append(("point", run.point_index))
     swept = a.get("swept_parameters")
@@ -783,6 +794,47 @@ def cmd_multicanonical(args, parser):
                     "log_g_error": lng_error[finite].tolist(), "reweight": rows,
                     "first_order": transition}, target)
     return 0
+ANNEALING_DESCRIPTION = """\
+Reads /annealing of population annealing runs ([annealing]) of one schedule and prints, per
+step of the schedule: beta, beta F per site (the mean over every independent population of
+every file) with its standard error over those populations (NaN for a single one: set
+annealing.populations >= 2 or give several files of different seeds), the population means of
+e, |m| and m^2 with errors sigma sqrt(rho_t / R) (R / rho_t effectively independent
+replicas), the families left, rho_t and the effective population fraction of the step's
+weights. annealing.py has the details."""
+
+
+def cmd_annealing(args, parser):
+    from analysis import annealing
+    target = _json_target(args, parser)
+    files, ok = _expand(args.files)
+    runs = []
+    for path in files:
+        try:
+            run = annealing.read_annealing(path)
+        except READ_ERRORS as e:
+            _error(f"{path}: {e}")
+            ok = False
+            continue
+        if run is None:
+            _error(f"{path}: not a population annealing run (no /annealing)")
+            return 2
+        runs.append(run)
+    if not runs:
+        return 1
+    try:
+        rows = annealing.step_table(runs)
+    except ValueError as e:
+        _error(str(e))
+        return 2
+    if target != "-":
+        print(annealing.format_table([r.path for r in runs], runs, rows))
+    if args.plot:
+        annealing.plot(rows, args.plot)
+    if target is not None:
+        _emit_json({"schema": "lattica-annealing/1", "files": [r.path for r in runs],
+                    "steps": rows}, target)
+    return 0 if ok else 1
 
 
 def main(argv=None):
@@ -856,6 +908,12 @@ def main(argv=None):
                    help="jackknife blocks of walkers (default 20)")
     p.add_argument("--json", nargs="?", const="-", metavar="PATH", help=JSON_HELP)
     p.set_defaults(handler=cmd_multicanonical)
+    p = add("annealing", "population annealing: free energy, <e>, families, rho_t per step",
+            ANNEALING_DESCRIPTION)
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--json", nargs="?", const="-", metavar="PATH", help=JSON_HELP)
+    p.add_argument("--plot", metavar="PNG", help="write beta F, <e> and rho_t against beta")
+    p.set_defaults(handler=cmd_annealing)
 
     p = add("dynamics", "tau_int across sizes and algorithms, dynamic exponents, samples/s",
             DYNAMICS_DESCRIPTION)

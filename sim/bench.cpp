@@ -8,6 +8,7 @@
 
 #include "sim/decomposition.hpp"
 #include "sim/engine/engine.hpp"
+#include "sim/run/annealing.hpp"
 #include "sim/version.hpp"
 
 namespace lattica {
@@ -164,6 +165,43 @@ double seconds_per_sweep(Engine& engine, int repeats, Communicator* ranks = null
   return times[times.size() / 2];
 }
 
+/// Population annealing's pass of the benchmark: a short schedule from beta = 0 to the
+/// transition on many small lattices, timed whole (sweeps, measurements, resampling).
+struct AnnealingRate {
+  std::vector<int64_t> dims;
+  int replicas = 0;
+  int64_t steps = 0, sweeps_per_step = 0;
+  double site_updates_per_ns = 0;  ///< replica-site updates of the whole run per ns
+  double resampling_share = 0;     ///< of the time: weights, plan and gather
+};
+
+/// Runs 21 steps of 5 sweeps from beta = 0 to s.beta on an engine of settings `s`.
+AnnealingRate annealing_rate(const EngineSettings& s, bool cuda) {
+  AnnealingSettings a;
+  constexpr int kSteps = 20;
+  for (int k = 0; k <= kSteps; ++k) a.betas.push_back(s.beta * k / kSteps);
+  a.sweeps = 5;
+  a.seed = s.seed;
+  a.log_z0_per_site = log_z0_per_site(s);
+  std::unique_ptr<Engine> engine = cuda ? make_cuda_engine(s) : make_cpu_engine(s);
+  double seconds = 0.0, resampling = 0.0;
+  int64_t sweeps = 0;
+  run_population_annealing(*engine, a, [&](const AnnealingStep& step) {
+    seconds += step.step_seconds;
+    resampling += step.resampling_seconds;
+    sweeps = step.sweeps_done;
+  });
+  AnnealingRate r;
+  r.dims = s.dims;
+  r.replicas = s.replicas;
+  r.steps = kSteps + 1;
+  r.sweeps_per_step = a.sweeps;
+  r.site_updates_per_ns = static_cast<double>(s.replicas) * static_cast<double>(volume_of(s.dims)) *
+                          static_cast<double>(sweeps) / (seconds * 1e9);
+  r.resampling_share = resampling / seconds;
+  return r;
+}
+
 /// The type of the site variable: int8 (Ising), uint8 (Potts), float or double.
 std::string type_name(const BenchOptions& o, const KernelCase& k) {
   if (o.model == "ising") return k.multispin ? "1 bit" : "int8";
@@ -193,7 +231,8 @@ std::vector<int64_t> cpu_lattice_like(const std::vector<int64_t>& gpu_dims) {
 }
 
 void write_json(const std::string& path, const std::string& device, double copy,
-                const BenchOptions& o, const std::vector<Result>& results) {
+                const BenchOptions& o, const std::vector<Result>& results,
+                const std::vector<AnnealingRate>& annealing) {
   std::ofstream out(path);
   out << "{\n  \"program\": \"sim bench\",\n  \"version\": \"" << kLatticaVersion << " ("
       << kLatticaGitCommit << ")\",\n  \"device\": \"" << device
@@ -211,6 +250,16 @@ void write_json(const std::string& path, const std::string& device, double copy,
         << ", \"percent_of_copy\": " << r.percent_of_copy << ", \"cpu_lattice\": \""
         << dims_text(r.cpu_dims) << "\", \"cpu_site_updates_per_ns\": " << r.cpu_site_updates_per_ns
         << "}" << (i + 1 < results.size() ? "," : "") << "\n";
+  }
+  out << "  ],\n  \"annealing\": [\n";
+  for (size_t i = 0; i < annealing.size(); ++i) {
+    const AnnealingRate& a = annealing[i];
+    out << "    {\"backend\": \"" << (i == 0 ? "cuda" : "cpu") << "\", \"lattice\": \""
+        << dims_text(a.dims) << "\", \"replicas\": " << a.replicas << ", \"steps\": " << a.steps
+        << ", \"sweeps_per_step\": " << a.sweeps_per_step
+        << ", \"site_updates_per_ns\": " << a.site_updates_per_ns
+        << ", \"resampling_share\": " << a.resampling_share << "}"
+        << (i + 1 < annealing.size() ? "," : "") << "\n";
   }
   out << "  ]\n}\n";
   if (!out) throw std::runtime_error("cannot write " + path);
@@ -457,8 +506,26 @@ int run_bench(const BenchOptions& o, Communicator& ranks) {
       "labels the whole lattice (wolff: for one cluster, whose sites it flips); its updates/ns "
       "are sites labelled per ns. Ensemble cases (replicas, tempering) count the site updates of "
       "all their replicas.\n");
+  // Population annealing: many small lattices (multi-spin-coded for Ising) in one launch.
+  std::vector<AnnealingRate> annealing;
+  if (o.kernel.empty() && o.model != "phi4") {
+    const KernelCase k{
+        "metropolis", {UpdateAlgorithm::metropolis}, Precision::float32, o.model == "ising"};
+    EngineSettings s = settings_for(o, k, {64, 64});
+    for (const int replicas : {16384, 64}) {
+      s.replicas = replicas;
+      annealing.push_back(annealing_rate(s, replicas == 16384));
+    }
+    std::printf(
+        "population annealing (metropolis, 64x64, 21 steps of 5 sweeps, beta 0 to %g): "
+        "%.2f replica-site updates/ns with %d replicas, resampling %.1f%% of the time; "
+        "CPU %.4f with %d replicas (resampling %.1f%%)\n",
+        s.beta, annealing[0].site_updates_per_ns, annealing[0].replicas,
+        100 * annealing[0].resampling_share, annealing[1].site_updates_per_ns,
+        annealing[1].replicas, 100 * annealing[1].resampling_share);
+  }
   print_tempering_overhead(results);
-  if (!o.json_path.empty()) write_json(o.json_path, device, copy, o, results);
+  if (!o.json_path.empty()) write_json(o.json_path, device, copy, o, results, annealing);
   return 0;
 }
 

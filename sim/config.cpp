@@ -28,6 +28,19 @@ int64_t Config::volume() const {
   return v;
 }
 
+std::vector<double> Config::annealing_schedule() const {
+  if (annealing_steps == 0 || annealing_beta.size() != 2) return annealing_beta;
+  std::vector<double> betas;
+  const double first = annealing_beta[0], last = annealing_beta[1];
+  for (int64_t k = 0; k <= annealing_steps; ++k) {
+    // The ends exactly; between them first + k (last - first) / steps.
+    betas.push_back(k == annealing_steps ? last
+                                         : first + static_cast<double>(k) * (last - first) /
+                                                       static_cast<double>(annealing_steps));
+  }
+  return betas;
+}
+
 int Config::rungs() const {
   size_t n = 0;
   for (const auto* ladder : {&tempering_beta, &tempering_kappa, &tempering_lambda, &tempering_h})

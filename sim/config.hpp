@@ -89,6 +89,15 @@ struct Config {
   double muca_lnf_final = 1e-6;            ///< multicanonical.lnf_final
   double muca_flatness = 0.8;              ///< multicanonical.flatness
   int64_t muca_max_sweeps = 0;             ///< multicanonical.max_sweeps (Wang-Landau)
+  /// [annealing]: population annealing's schedule (empty: no annealing; with annealing_steps >
+  /// 0 its two entries are the ends of a linear schedule of that many steps), sweeps per step,
+  /// resampling, independent populations and whether every replica's data is written.
+  std::vector<double> annealing_beta;
+  int64_t annealing_steps = 0;
+  int64_t annealing_sweeps = 10;
+  std::string annealing_resampling = "systematic";
+  int annealing_populations = 1;
+  bool annealing_replica_output = false;
   int64_t checkpoint_every = 0;     ///< run.checkpoint_every: sweeps between checkpoints; 0 off
   double checkpoint_minutes = 0.0;  ///< run.checkpoint_minutes: wall-clock minutes; 0 off
   double progress_minutes = 5.0;    ///< run.progress_minutes: between log lines; 0 off
@@ -108,6 +117,9 @@ struct Config {
   int64_t volume() const;
   /// Rungs of the tempering ladder; 0 without [tempering].
   int rungs() const;
+  /// Whether the run is population annealing ([annealing]), and its schedule of betas.
+  bool annealing() const { return !annealing_beta.empty(); }
+  std::vector<double> annealing_schedule() const;
   /// Sweeps of the whole run: thermalization + measurements * measure_every.
   int64_t total_sweeps() const { return thermalization + measurements * measure_every; }
   EngineSettings engine_settings() const;

@@ -4,6 +4,7 @@
 // recovery).
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,10 @@ class OutputFile {
   void append_tempering(const std::vector<int64_t>& sweeps, const std::vector<int32_t>& rungs,
                         const std::vector<double>& log_weights);
 
+  /// Creates a further series `name` at the root (population annealing's /annealing), which
+  /// flush() commits and close() closes with the others. Precondition: a new file.
+  RecordSeries& create_series(const char* name, const std::vector<Column>& columns);
+
   /// Writes parallel tempering's statistics under /tempering/statistics (replacing earlier ones).
   void write_tempering(const TemperingState& state);
 
@@ -153,6 +158,7 @@ class OutputFile {
   TimesliceOutput timeslices_;
   int rungs_ = 0;
   RecordSeries tempering_;  ///< /tempering (tempered runs): replica_rung, log_weight, sweep
+  std::deque<RecordSeries> further_;  ///< create_series()'s
 };
 
 /// The working copy of an output file that a resume or a recovery writes before it replaces

@@ -31,7 +31,9 @@ enum class RngStream : uint32_t {
   replica_exchange = 6,  ///< parallel tempering: replica = ladder, site = rung pair, step = sweep
   multicanonical = 7,    ///< multicanonical walkers: replica = walker, site = site,
                          ///< step = update_step(sweep, 0, 0)
-  test = 0xFF,           ///< reserved for tests
+  population_resampling = 8,  ///< population annealing: replica = population, site = draw,
+                              ///< step = annealing step
+  test = 0xFF,                ///< reserved for tests
 };
 
 /// Step word of a site update's counter: the sweep, the pass within the sweep's update sequence

@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -13,7 +14,9 @@
 #include "sim/config/schema.hpp"
 #include "sim/decomposition.hpp"
 #include "sim/output.hpp"
+#include "sim/output/annealing_output.hpp"
 #include "sim/run.hpp"
+#include "sim/run/annealing.hpp"
 
 namespace lattica::cli {
 
@@ -134,6 +137,64 @@ void report_finished(const Config& config, const Engine& engine, const RunSummar
   }
 }
 
+/// Population annealing's settings from the configuration.
+AnnealingSettings annealing_settings(const Config& config) {
+  AnnealingSettings s;
+  s.betas = config.annealing_schedule();
+  s.sweeps = config.annealing_sweeps;
+  s.populations = config.annealing_populations;
+  s.resampling = config.annealing_resampling == "multinomial" ? Resampling::multinomial
+                                                              : Resampling::systematic;
+  s.seed = config.seed;
+  s.log_z0_per_site = log_z0_per_site(config.engine_settings());
+  return s;
+}
+
+/// A population annealing run ([annealing]) into a new output file: /annealing gets a row per
+/// step; a progress line every tenth of the schedule, and the rates at the end.
+void run_annealing(const Config& config, Engine& engine, OutputFile& out, bool quiet) {
+  const AnnealingSettings settings = annealing_settings(config);
+  AnnealingLayout layout;
+  layout.observables = engine.observable_names();
+  layout.replicas = engine.replicas();
+  layout.populations = settings.populations;
+  layout.replica_output = config.annealing_replica_output;
+  layout.sweeps_per_step = settings.sweeps;
+  layout.resampling = config.annealing_resampling;
+  layout.volume = engine.volume();
+  layout.log_z0 = settings.log_z0_per_site * static_cast<double>(engine.volume());
+  AnnealingOutput output(out, layout);
+  const auto steps = static_cast<int64_t>(settings.betas.size());
+  double seconds = 0.0, resampling = 0.0;
+  AnnealingStep last;
+  run_population_annealing(engine, settings, [&](const AnnealingStep& step) {
+    output.append(step);
+    if ((step.step + 1) % config.flush_every == 0) out.flush();
+    seconds += step.step_seconds;
+    resampling += step.resampling_seconds;
+    last = step;
+    if (!quiet && (step.step + 1) % std::max<int64_t>(1, steps / 10) == 0) {
+      std::fprintf(stderr,
+                   "sim: annealing step %lld/%lld, beta %.6g, beta F per site %.10g, "
+                   "%lld families, rho_t %.4g\n",
+                   static_cast<long long>(step.step), static_cast<long long>(steps - 1), step.beta,
+                   step.beta_free_energy, static_cast<long long>(step.families), step.rho_t);
+    }
+  });
+  if (quiet) return;
+  const double updates =
+      static_cast<double>(engine.replicas()) * static_cast<double>(engine.volume()) *
+      static_cast<double>(last.sweeps_done) * static_cast<double>(config.sequence.size());
+  std::fprintf(stderr,
+               "sim: wrote %s: population annealing of %d replicas (%d population(s)) over %lld "
+               "temperatures, %lld sweeps each, in %.3f s: %.4g replica-site updates/ns per "
+               "pass with the resampling, which took %.1f%% (%s)\n",
+               config.output_path.c_str(), engine.replicas(), settings.populations,
+               static_cast<long long>(steps), static_cast<long long>(settings.sweeps), seconds,
+               updates / (seconds * 1e9), 100.0 * resampling / seconds,
+               engine.backend_name().c_str());
+}
+
 }  // namespace
 
 std::unique_ptr<Engine> make_engine(const Config& config,
@@ -161,6 +222,9 @@ std::unique_ptr<Engine> make_engine(const Config& config,
 
 bool run_point(const Config& config, Engine& engine, Communicator& world, bool force, bool quiet,
                bool resume) {
+  if (config.annealing() && world.size() > 1)  // before the output is touched
+    throw InputError("population annealing ([annealing]) runs in one process, not on " +
+                     std::to_string(world.size()) + " ranks");
   Checkpoint checkpoint;
   if (resume) {
     checkpoint = checkpoint_to_resume(config);
@@ -186,6 +250,12 @@ bool run_point(const Config& config, Engine& engine, Communicator& world, bool f
     std::filesystem::remove(working_copy_path(config.output_path));
     out = std::make_unique<OutputFile>(config.output_path, force, metadata(config, engine, world),
                                        engine.observable_names(), engine.observable_descriptions());
+  }
+  if (config.annealing()) {
+    run_annealing(config, engine, *out, quiet);
+    out->mark_finished();
+    out->close();
+    return false;
   }
   const RunSummary s = run_chain(config, engine, out.get(), progress_style(quiet, root),
                                  resume ? &checkpoint : nullptr, &world);

@@ -79,6 +79,12 @@ void read_resumed_configuration(Checkpoint& c, const Config& config, Communicato
 PointStart resume_start(const Config& config, bool sweep) {
   std::error_code ec;
   const bool has_output = std::filesystem::exists(config.output_path, ec);
+  if (config.annealing()) {  // a finished one is skipped like any other point
+    if (has_output && output_finished(config.output_path)) return PointStart::skip;
+    throw InputError("--resume: " + config.output_path +
+                     ": population annealing ([annealing]) writes no checkpoints; run it again "
+                     "without --resume (--force replaces an unfinished output)");
+  }
   if (std::filesystem::exists(checkpoint_path(config.output_path), ec)) {
     const Checkpoint c = checkpoint_to_resume(config);
     // The checkpoint at the end of a run is kept for extending it; without more measurements

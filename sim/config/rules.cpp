@@ -30,6 +30,68 @@ std::set<std::string> replace_by_ladders(Reader& r) {
   return replaced;
 }
 
+/// Under [annealing], the keys it replaces (replaced_by_annealing): not to read.
+std::set<std::string> replaced_by_annealing(Reader& r) {
+  if (!r.find("annealing", "beta")) return {};
+  std::set<std::string> replaced;
+  for (const auto& [section, key] : keys_annealing_replaces())
+    replaced.insert(std::string(section) + "." + key);
+  return replaced;
+}
+
+/// Population annealing's rules: a schedule from beta = 0 upwards (ln Z is known there), a hot
+/// start (an exact sample at beta = 0), whole populations, and none of the keys of a run of
+/// measurements.
+void check_annealing(Config& c, Reader& r) {
+  if (!c.annealing()) return;
+  const toml::node& schedule = *r.find("annealing", "beta");
+  for (const auto& [section, key] : keys_annealing_replaces()) {
+    const std::string name = std::string(section) + "." + key;
+    if (const toml::node* given = r.find(section, key)) {
+      r.fail(*given, name,
+             std::string("does not apply to population annealing ([annealing]): ") +
+                 (name == "model.beta" ? "annealing.beta gives the inverse temperatures"
+                                       : "annealing.sweeps per step replace the run's sweeps, "
+                                         "and annealed runs are neither checkpointed nor "
+                                         "tempered"));
+    }
+  }
+  if (c.annealing_beta.front() != 0.0 || c.annealing_beta[1] < c.annealing_beta[0]) {
+    r.fail(schedule, "annealing.beta",
+           "the schedule must start at 0 (where ln Z is known exactly) and increase; it starts "
+           "with " +
+               shortest(c.annealing_beta[0]) + ", " + shortest(c.annealing_beta[1]));
+  }
+  if (c.annealing_steps > 0 && c.annealing_beta.size() != 2) {
+    r.fail(schedule, "annealing.beta",
+           "with annealing.steps = " + std::to_string(c.annealing_steps) +
+               " give the two ends [start, stop] of the linear schedule, not " +
+               std::to_string(c.annealing_beta.size()) + " entries");
+  }
+  if (c.start == "cold") {
+    r.fail(*r.find("run", "start"), "run.start",
+           "population annealing starts at beta = 0 from the hot start, an exact sample there");
+  }
+  if (c.replicas % c.annealing_populations != 0) {
+    const toml::node* node = r.find("annealing", "populations");
+    r.fail(node ? *node : schedule, "annealing.populations",
+           "run.replicas = " + std::to_string(c.replicas) + " must be a multiple of the " +
+               std::to_string(c.annealing_populations) + " populations");
+  }
+  const auto steps = static_cast<long double>(c.annealing_schedule().size());
+  if (steps * c.annealing_sweeps > static_cast<long double>(kMaxSweeps)) {
+    r.fail(schedule, "annealing.beta",
+           "the schedule's steps x annealing.sweeps are more than 2^44 sweeps, the most the "
+           "random-number counter can name");
+  }
+  if (uses_langevin(c.sequence)) {
+    r.fail(*r.find("update", "sequence"), "update.sequence",
+           "population annealing needs metropolis, heatbath, overrelaxation or cluster passes");
+  }
+  // The model's couplings are checked (and recorded) at the schedule's largest beta.
+  c.beta = c.annealing_schedule().back();
+}
+
 /// Parallel tempering's rules: ladders of one length, few enough replicas, and no option that
 /// needs one set of couplings.
 void check_tempering(Config& c, Reader& r) {
@@ -158,6 +220,7 @@ void check_multicanonical(const Config& c, Reader& r) {
 void check_cross_key_rules(Config& c, Reader& r) {
   check_tempering(c, r);  // first: it sets the tempered couplings to their first rung
   check_multicanonical(c, r);
+  check_annealing(c, r);  // ... and this model.beta to the schedule's largest
   const toml::node* algorithm_node = r.find("update", "algorithm");
   const toml::node* sequence_node = r.find("update", "sequence");
   if (!c.sequence.empty() &&
@@ -263,6 +326,7 @@ Config read_point(const toml::table& root, const std::string& source_name,
     judged = {"update.algorithm", "update.sequence"};
   }
   for (const std::string& name : replace_by_ladders(r)) judged.insert(name);
+  for (const std::string& name : replaced_by_annealing(r)) judged.insert(name);
   r.read_keys(c, judged);
   check_cross_key_rules(c, r);
   if (!c.dims.empty() && !c.sequence.empty() && errors.empty()) {

@@ -9,7 +9,8 @@ namespace lattica::config {
 
 namespace {
 
-constexpr int64_t kMaxCount = int64_t(1) << 40;  // sweeps and measurements of one key
+constexpr int64_t kMaxCount = int64_t(1) << 40;           // sweeps and measurements of one key
+constexpr int64_t kMaxAnnealingSteps = int64_t(1) << 24;  // a schedule's steps
 
 // The update passes as choices of update.algorithm and update.sequence.
 std::vector<Choice> pass_choices() {
@@ -22,6 +23,7 @@ const std::vector<Choice> kPasses = pass_choices();
 bool has_langevin_pass(const Config& c) { return uses_langevin(c.sequence); }
 bool has_ladder(const Config& c) { return c.rungs() > 0; }
 bool is_multicanonical(const Config& c) { return c.multicanonical; }
+bool has_annealing(const Config& c) { return c.annealing(); }
 bool has_wolff_pass(const Config& c) {
   return std::find(c.sequence.begin(), c.sequence.end(), "wolff") != c.sequence.end();
 }
@@ -384,6 +386,57 @@ std::vector<KeySpec> make_specs() {
           .explained("Wang-Landau: at most this many sweeps per walker",
                      "Wang-Landau: at most this many sweeps per walker; the production then "
                      "runs with the weights reached (the output records `converged = 0`)"),
+      // [annealing]
+      KeySpec("annealing", "beta", K::ladder, &Config::annealing_beta)
+          .at_least(0.0)
+          .range(2, kMaxAnnealingSteps + 1)
+          .for_models(kIsing | kPotts | kOn)
+          .refused_with("phi^4 has no inverse temperature to anneal")
+          .explained("",
+                     "population annealing: the schedule of inverse temperatures, from 0, "
+                     "strictly increasing, in place of `model.beta`; with `annealing.steps` its "
+                     "two entries are the ends of a linear schedule (see "
+                     "[Population annealing](#population-annealing))"),
+      KeySpec("annealing", "steps", K::integer, &Config::annealing_steps)
+          .defaults_to(0)
+          .range(0, kMaxAnnealingSteps)
+          .when(has_annealing, "`annealing.beta`")
+          .refused_with("needs the schedule annealing.beta")
+          .explained("steps of a linear schedule, 0 = annealing.beta is the schedule",
+                     "N > 0: `annealing.beta = [start, stop]` are the ends of N equal steps in "
+                     "beta (N + 1 temperatures); 0: `annealing.beta` lists every temperature"),
+      KeySpec("annealing", "sweeps", K::integer, &Config::annealing_sweeps)
+          .defaults_to(10)
+          .range(1, kMaxCount)
+          .when(has_annealing, "`annealing.beta`")
+          .refused_with("needs the schedule annealing.beta")
+          .explained("sweeps of every replica at each temperature, after its resampling"),
+      KeySpec("annealing", "resampling", K::choice, &Config::annealing_resampling)
+          .defaults_to("systematic")
+          .one_of({{"systematic"}, {"multinomial"}})
+          .when(has_annealing, "`annealing.beta`")
+          .refused_with("needs the schedule annealing.beta")
+          .explained("",
+                     "how a population is redrawn by its weights, keeping its size: "
+                     "`\"systematic\"` (one uniform per population and step; each replica gets "
+                     "the floor or ceiling of its expected copies) or `\"multinomial\"` (one "
+                     "independent draw per new replica)"),
+      KeySpec("annealing", "populations", K::integer, &Config::annealing_populations)
+          .defaults_to(1)
+          .range(1, kMaxReplicas)
+          .when(has_annealing, "`annealing.beta`")
+          .refused_with("needs the schedule annealing.beta")
+          .explained("independent populations the replicas are split into",
+                     "independent populations of run.replicas / P replicas each, resampled "
+                     "separately: their free energies give the error bar of one run"),
+      KeySpec("annealing", "replica_output", K::boolean, &Config::annealing_replica_output)
+          .defaults_to(false)
+          .when(has_annealing, "`annealing.beta`")
+          .refused_with("needs the schedule annealing.beta")
+          .explained("",
+                     "also write every replica's observables and family at every step "
+                     "(8 bytes per replica and observable per step); otherwise population "
+                     "averages only"),
       // [parallel]
       KeySpec("parallel", "grid", K::grid, &Config::parallel_grid)
           .chain_role(ChainRole::no)  // a checkpoint resumes on any number of ranks
@@ -417,7 +470,30 @@ const std::vector<TemperedCoupling>& tempered_couplings() {
   return couplings;
 }
 
+const std::vector<std::pair<const char*, const char*>>& keys_annealing_replaces() {
+  static const std::vector<std::pair<const char*, const char*>> keys = {
+      {"model", "beta"},
+      {"run", "thermalization"},
+      {"run", "measurements"},
+      {"run", "measure_every"},
+      {"run", "checkpoint_every"},
+      {"run", "checkpoint_minutes"},
+      {"run", "walltime"},
+      {"output", "snapshot_every"},
+      {"measure", "structure_factor"},
+      {"measure", "timeslice"},
+      {"tempering", "beta"},
+      {"tempering", "h"},
+      {"tempering", "exchange_every"}};
+  return keys;
+}
+
 bool replaced_by_ladder(const KeySpec& spec, const Config& c) {
+  if (c.annealing()) {
+    for (const auto& [section, key] : keys_annealing_replaces()) {
+      if (spec.section == std::string(section) && spec.key == std::string(key)) return true;
+    }
+  }
   if (std::string(spec.section) != "model") return false;
   for (const TemperedCoupling& t : tempered_couplings()) {
     if (spec.key == std::string(t.key)) return !(c.*t.ladder).empty();

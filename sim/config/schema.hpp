@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -201,7 +202,14 @@ struct KeySpec {
 /// them, which is also the order they are read in.
 const std::vector<KeySpec>& key_specs();
 
-/// Whether spec is a model coupling that a ladder of c replaces (it is neither read nor echoed).
+/// The keys of a run of measurements that population annealing ([annealing]) has no use for:
+/// its schedule replaces model.beta, its steps the run's sweeps and measurements; annealed runs
+/// are neither checkpointed, snapshotted, nor tempered. Under [annealing] they are not read,
+/// and refused when given.
+const std::vector<std::pair<const char*, const char*>>& keys_annealing_replaces();
+
+/// Whether spec is a model coupling that a ladder of c replaces, or a key that population
+/// annealing replaces (keys_annealing_replaces): it is neither read nor echoed.
 bool replaced_by_ladder(const KeySpec& spec, const Config& c);
 
 /// The sections, in the order of the table.

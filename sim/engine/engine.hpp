@@ -168,6 +168,15 @@ class Engine {
   virtual int replicas() const = 0;
   /// Parallel tempering's permutation and statistics so far (rungs = 0 when not tempered).
   virtual TemperingState tempering() const { return {}; }
+  /// Population annealing (models with an inverse temperature, not tempered, not decomposed):
+  /// every replica samples at `beta` from the next sweep on (other couplings unchanged).
+  virtual void set_beta(double beta) = 0;
+  /// Population annealing: out[r] = ln of replica r's Boltzmann weight at `beta` over its weight
+  /// at the couplings in use, -(beta - beta_now) E_r, from the configuration's exact sums.
+  virtual void log_weight_changes(double beta, std::vector<double>& out) = 0;
+  /// Population annealing: replica r becomes a copy of replica source[r] (each in [0,
+  /// replicas())), all of them at once, by a gather on the backend.
+  virtual void gather_replicas(const std::vector<int32_t>& source) = 0;
   virtual int64_t volume() const = 0;
   virtual std::string backend_name() const = 0;  ///< "cpu" or "cuda"
   virtual std::string device_name() const = 0;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kernels/backend/exec_options.hpp"
+#include "kernels/ensemble/replica_gather.hpp"
 #include "kernels/lattice/checkerboard.hpp"
 #include "kernels/models/ising.hpp"
 #include "kernels/spectral/structure_factor.hpp"
@@ -215,6 +216,38 @@ class LatticeEngine final : public Engine {
 
   int replicas() const override { return settings_.replicas; }
   TemperingState tempering() const override { return tempering_.state(); }
+
+  void set_beta(double beta) override { params_ = params_at(beta); }
+
+  void log_weight_changes(double beta, std::vector<double>& out) override {
+    check_annealable();
+    const Params next = params_at(beta);
+    if (annealing_sums_.size() == 0) annealing_sums_ = exec_.template allocate<Sums>(replicas());
+    storage_.sums_into(params_, annealing_sums_.data());
+    std::vector<Sums> sums(static_cast<size_t>(replicas()));
+    exec_.copy_to_host(annealing_sums_, sums.data());
+    out.resize(sums.size());
+    const double v = static_cast<double>(volume_);
+    for (size_t r = 0; r < sums.size(); ++r)
+      out[r] = Model::log_weight(next, sums[r], v) - Model::log_weight(params_, sums[r], v);
+  }
+
+  void gather_replicas(const std::vector<int32_t>& source) override {
+    check_annealable();
+    if (source.size() != static_cast<size_t>(replicas()))
+      throw std::invalid_argument("gather_replicas: one source per replica");
+    using Unit = typename Storage::Unit;
+    const int64_t units = Storage::replica_units(lattice_);
+    const int64_t total = units * replicas();
+    if (gathered_.size() == 0) {
+      gathered_ = exec_.template allocate<Unit>(total);
+      gather_sources_ = exec_.template allocate<int32_t>(replicas());
+    }
+    exec_.copy_to_device(source.data(), gather_sources_);
+    exec_.for_each(total, GatherReplicas<Unit>{storage_.units(), gathered_.data(),
+                                               gather_sources_.data(), units});
+    exec_.for_each(total, CopyUnits<Unit>{gathered_.data(), storage_.units()});
+  }
   int64_t volume() const override { return volume_; }
   std::string backend_name() const override { return Exec::kBackendName; }
   std::string device_name() const override { return exec_.device_name(); }
@@ -240,6 +273,26 @@ class LatticeEngine final : public Engine {
                                         sizeof(Spin));
     box_->interior_of_box(box.data(), interior.data(), sizeof(Spin));
     return interior;
+  }
+
+  /// The model's Params at inverse temperature `beta`, the other couplings and a tuned step as
+  /// in use.
+  Params params_at(double beta) const {
+    check_annealable();
+    EngineSettings at = settings_;
+    at.beta = beta;
+    Params p = model_params(Model{}, at, D);
+    if constexpr (Model::kTunableStep) p.step = params_.step;
+    return p;
+  }
+
+  /// Population annealing changes every replica's beta and copies whole replicas: not for
+  /// models without beta, tempered runs (couplings per slot) or decomposed ones (boxes).
+  void check_annealable() const {
+    if (settings_.model == ModelKind::phi4 || tempering_.on() || box_)
+      throw InputError(
+          "population annealing needs an Ising, Potts or O(n) model, one process, and no "
+          "[tempering]");
   }
 
   /// This rank's box of a decomposed lattice, over the storage's units; null when alone.
@@ -326,6 +379,11 @@ class LatticeEngine final : public Engine {
   int64_t measurements_ = 0;           ///< measurements taken so far (the spectral cadence)
   std::vector<int32_t> queued_rungs_;  ///< tempered: [k * replicas + slot] of queued ones
   std::vector<const Params*> record_params_;
+  // Population annealing (allocated at first use): each replica's sums for its weight, and the
+  // gathered replicas with their sources.
+  typename Exec::template Buffer<Sums> annealing_sums_;
+  typename Exec::template Buffer<typename Storage::Unit> gathered_;
+  typename Exec::template Buffer<int32_t> gather_sources_;
   // Decomposed: rank 0's whole configuration for the spectra, on the host and the backend.
   std::vector<Spin> whole_host_;
   typename Exec::template Buffer<Spin> whole_lexicographic_;

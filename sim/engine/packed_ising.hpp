@@ -25,6 +25,7 @@ class PackedIsing {
   using Sums = IsingSums;
   using Params = IsingParams;
   static constexpr bool kPacked = true;
+  using Unit = uint32_t;  ///< what units() holds, replica_units(lattice) per replica
 
   /// Units a DecomposedBox exchanges: words of 32 spins of one colour.
   static constexpr size_t kUnitBytes = sizeof(uint32_t);
@@ -106,6 +107,8 @@ class PackedIsing {
 
   /// The packed words of every replica (cluster moves flip them in place).
   uint32_t* words() { return spins_.data(); }
+  /// The same words as units(), as SiteStorage names them (whole replicas one after another).
+  Unit* units() { return spins_.data(); }
 
   /// Reads 8 sites at a time for bit-packed snapshots.
   PackedSpinBits<D> bit_source() const { return {geometry_, spins_.data()}; }

@@ -22,6 +22,7 @@ class SiteStorage {
   using Sums = typename Model::Sums;
   using Params = typename Model::Params;
   static constexpr bool kPacked = false;
+  using Unit = Spin;  ///< what units() holds, replica_units(lattice) per replica
 
   /// Units a DecomposedBox exchanges: sites.
   static constexpr size_t kUnitBytes = sizeof(Spin);
@@ -108,6 +109,9 @@ class SiteStorage {
   /// The checkerboard sites, for passes; the lexicographic copy doubles as their scratch.
   Spin* sites() { return sites_.data(); }
   Spin* scratch() { return lexicographic_.data(); }
+  /// Every replica's storage units, one replica after another (population annealing copies
+  /// whole replicas).
+  Unit* units() { return sites_.data(); }
 
  private:
   const Exec& exec_;

@@ -323,6 +323,11 @@ void OutputFile::append_tempering(const std::vector<int64_t>& sweeps,
                     {rungs.data(), log_weights.data(), sweeps.data()});
 }
 
+RecordSeries& OutputFile::create_series(const char* name, const std::vector<Column>& columns) {
+  further_.push_back(RecordSeries::create(file_.get(), name, columns));
+  return further_.back();
+}
+
 void OutputFile::write_tempering(const TemperingState& state) {
   if (rungs_ > 0) write_tempering_statistics(tempering_.group(), state);
 }
@@ -351,6 +356,7 @@ void OutputFile::flush() {
   if (structure_factor_.exists()) structure_factor_.series().commit();
   if (timeslices_.exists()) timeslices_.series().commit();
   if (tempering_.exists()) tempering_.commit();
+  for (RecordSeries& series : further_) series.commit();
   H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
 }
 
@@ -362,6 +368,7 @@ void OutputFile::close() {
   structure_factor_.close();
   timeslices_.close();
   tempering_.close();
+  for (RecordSeries& series : further_) series.close();
   // Closed here, not in a destructor, so that failures are reported.
   H5_CHECK(H5Fclose(file_.release()));
   publish();

@@ -19,11 +19,10 @@ import sys
 import tempfile
 import unittest
 
-import numpy as np
-
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from script_support import analysis_env, positional_arguments, run, sim_env  # noqa: E402
+from script_support import (analysis_env, positional_arguments, run, sim_env,  # noqa: E402
+                            exact_square_ising)
 
 L, V = 4, 16
 BETAS = (0.2, 0.3, 0.4, 0.5, 0.6)
@@ -48,16 +47,7 @@ threads = 1
 
 
 def exact(beta):
-    codes = np.arange(1 << V, dtype=np.int64)
-    s = (1 - 2 * ((codes[:, None] >> np.arange(V)) & 1)).reshape(-1, L, L)
-    bonds = np.sum(s * (np.roll(s, -1, axis=1) + np.roll(s, -1, axis=2)), axis=(1, 2))
-    x = beta * bonds.astype(np.float64)
-    top = x.max()
-    w = np.exp(x - top)
-    log_z = top + np.log(w.sum())
-    w /= w.sum()
-    return {"energy": float(np.dot(w, -bonds / V)),
-            "log_z": float(log_z)}
+    return exact_square_ising(L, beta)
 
 
 class TemperingTest(unittest.TestCase):

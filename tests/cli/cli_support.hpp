@@ -201,15 +201,27 @@ inline void expect_same_datasets(const std::string& a, const std::string& b) {
 
 // --- the fixture ----------------------------------------------------------------------------
 
-/// A hostile input: a name for messages, the input's text and what the error must name.
+/// An input sim must refuse: exit status 2, a message naming each of `expected`, no output.
 struct BadInput {
   const char* name;
   std::string input;
-  std::vector<std::string> expected;
+  std::vector<std::string> expected;  ///< what the message must name
 };
 
 class Cli : public testing::Test {
  protected:
+  /// Runs sim (CPU backend) on each of `cases` and checks that it refuses it as BadInput says.
+  void expect_bad_inputs(const std::vector<BadInput>& cases) const {
+    for (const BadInput& c : cases) {
+      std::ofstream(path("bad.toml")) << c.input;
+      const RunResult r = sim({path("bad.toml"), "--backend", "cpu", "-o", "x.h5"});
+      EXPECT_EQ(r.exit_code, 2) << c.name << "\n" << r;
+      for (const std::string& text : c.expected)
+        EXPECT_NE(r.err.find(text), std::string::npos) << c.name << ": no '" << text << "'\n" << r;
+      EXPECT_FALSE(fs::exists(path("x.h5"))) << c.name;
+    }
+  }
+
   void SetUp() override {
     char base[] = "/tmp/lattica_cli_test_XXXXXX";
     ASSERT_NE(mkdtemp(base), nullptr) << "cannot create a temporary directory";
@@ -230,18 +242,6 @@ class Cli : public testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 
-  /// Expects each input to be refused on the CPU backend: exit status 2, an error naming every
-  /// expected text, and no output file.
-  void expect_inputs_refused(const std::vector<BadInput>& cases) const {
-    for (const BadInput& c : cases) {
-      std::ofstream(path("bad.toml")) << c.input;
-      const RunResult r = sim({path("bad.toml"), "--backend", "cpu", "-o", "x.h5"});
-      EXPECT_EQ(r.exit_code, 2) << c.name << "\n" << r;
-      for (const std::string& text : c.expected)
-        EXPECT_NE(r.err.find(text), std::string::npos) << c.name << ": no '" << text << "'\n" << r;
-      EXPECT_FALSE(fs::exists(path("x.h5"))) << c.name;
-    }
-  }
 
   /// A path inside the test's working directory.
   std::string path(const std::string& name) const { return dir_ + "/" + name; }

@@ -54,7 +54,7 @@ TEST_F(Cli, BadMulticanonicalInputExitsTwoAndWritesNothing) {
        muca_input("kind = \"ising\"\nbeta = 0.4", "walker = 8"),
        {"multicanonical.walker"}},
   };
-  expect_inputs_refused(cases);
+  expect_bad_inputs(cases);
 }
 
 TEST_F(Cli, MulticanonicalRunWritesItsGroup) {

@@ -58,7 +58,7 @@ TEST_F(Cli, BadTemperingInputExitsTwoAndWritesNothing) {
        tempered_input("beta = [0.3, 0.4, 0.5, 0.6]", "replicas = 20000\n"),
        {"tempering.beta", "65536"}},
   };
-  expect_inputs_refused(cases);
+  expect_bad_inputs(cases);
   // A model coupling given beside its ladder, and Langevin passes with a ladder.
   std::ofstream(path("both.toml")) << "[lattice]\ndims = [8, 8]\n[model]\nkind = \"ising\"\n"
                                       "beta = 0.4\n[tempering]\nbeta = [0.3, 0.4]\n"
