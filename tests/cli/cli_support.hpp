@@ -242,7 +242,6 @@ class Cli : public testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 
-
   /// A path inside the test's working directory.
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
 
