@@ -29,7 +29,7 @@ enum class RngStream : uint32_t {
   cluster_move = 4,   ///< a cluster's new state, site = its canonical label, step as cluster_bond
   cluster_pick = 5,   ///< a cluster pass's seed site and embedding direction, site = 0, same step
   replica_exchange = 6,  ///< parallel tempering: replica = ladder, site = rung pair, step = sweep
-  population_resampling = 7,  ///< population annealing: replica = population, site = draw,
+  population_resampling = 8,  ///< population annealing: replica = population, site = draw,
                               ///< step = annealing step
   test = 0xFF,                ///< reserved for tests
 };
