@@ -76,13 +76,12 @@ std::vector<KernelCase> kernels_of(const BenchOptions& o) {
     out.push_back({"swendsen_wang multispin", {A::swendsen_wang}, Precision::float64, true, true});
   }
   // Parallel tempering: a ladder of kEnsembleReplicas rungs exchanging every sweep, and as many
-  // untempered replicas of the same lattice (the difference is the exchange rounds' cost).
+  // untempered replicas of the same lattice (the difference is the exchange rounds' cost). Byte
+  // storage for Ising too: a tempered run keeps its per-replica couplings there.
   const Precision first = continuous ? Precision::float32 : Precision::float64;
-  const bool packed = o.model == "ising";
-  const std::string base = packed ? "metropolis multispin" : "metropolis";
-  out.push_back({base + " replicas", {A::metropolis}, first, packed, false, kEnsembleReplicas});
+  out.push_back({"metropolis replicas", {A::metropolis}, first, false, false, kEnsembleReplicas});
   out.push_back(
-      {base + " tempering", {A::metropolis}, first, packed, false, kEnsembleReplicas, true});
+      {"metropolis tempering", {A::metropolis}, first, false, false, kEnsembleReplicas, true});
   // --kernel and --precision pick some (to time, or profile, one kernel alone).
   const auto unwanted = [&](const KernelCase& k) {
     const bool precision_differs = continuous && !o.precision.empty() &&
