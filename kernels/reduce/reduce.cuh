@@ -70,14 +70,16 @@ __device__ __forceinline__ T load_from_l2(const T* p) {
   return value;
 }
 
-/// This block's sum of f(i) over its grid-stride share of [0, n); thread 0 holds it.
-template <class T, class F>
-__device__ __forceinline__ T block_sum_of(int64_t n, const F& f) {
+/// This block's sum of f(leading..., i) over its grid-stride share of [0, n); thread 0 holds
+/// it. (f stays a reference to the kernel's parameter: a copy of a functor holding large Params,
+/// such as Potts', would go to local memory in every thread.)
+template <class T, class F, class... Leading>
+__device__ __forceinline__ T block_sum_of(int64_t n, const F& f, Leading... leading) {
   T sum{};
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kReduceBlock;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kReduceBlock + threadIdx.x; i < n;
        i += stride) {
-    sum = sum + f(i);
+    sum = sum + f(leading..., i);
   }
   return block_reduce_sum(sum);
 }
@@ -144,20 +146,12 @@ __global__ void __launch_bounds__(kReduceBlock, reduce_min_blocks<T>())
   }
 }
 
-/// f(segment, i) seen as a function of i alone: one segment of a segmented reduction.
-template <class F>
-struct SegmentTerms {
-  F f;
-  int64_t segment;
-  __device__ __forceinline__ auto operator()(int64_t i) const { return f(segment, i); }
-};
-
 /// Block (b, s) sums f(first + s, i) over its grid-stride share of [0, n), striding by the
 /// grid's x extent as reduce_sum_kernel does, into partials[s * gridDim.x + b].
 template <class T, class F>
 __global__ void __launch_bounds__(kReduceBlock, reduce_min_blocks<T>())
     segment_partials_kernel(int64_t n, F f, int64_t first, T* partials) {
-  const T sum = block_sum_of<T>(n, SegmentTerms<F>{f, first + blockIdx.y});
+  const T sum = block_sum_of<T>(n, f, first + static_cast<int64_t>(blockIdx.y));
   if (threadIdx.x == 0) partials[static_cast<int64_t>(blockIdx.y) * gridDim.x + blockIdx.x] = sum;
 }
 
