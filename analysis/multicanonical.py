@@ -8,7 +8,9 @@ sweeps, every walker's energy E and integer order parameter. Then
     ln g(E) = ln H(E) - ln W(E) + const,
 
 normalised so that g of the ground state is its degeneracy (2 for Ising, q for Potts), or, if
-the production never reached the ground state, so that sum_E g(E) = q^V. Canonical averages at
+the production never reached the ground state, so that sum_E g(E) = q^V. A run restricted to an
+energy window (multicanonical.window) knows ln g only up to a constant: it is normalised to 0 at
+the lowest energy sampled, and the free energy is not available (NaN). Canonical averages at
 any beta follow from the time series reweighted by exp(-beta E - ln W(E)); the free energy per
 site from ln Z = ln sum_E g(E) e^(-beta E). Errors: jackknife over blocks of walkers (the
 walkers are independent chains), each block's ln g from its own time series.
@@ -71,12 +73,22 @@ def _logsumexp(a):
     return top + math.log(np.sum(np.exp(a - top)))
 
 
+def windowed(run):
+    """Whether the run sampled only part of the energy range (multicanonical.window)."""
+    first = int(run.attrs.get("window_first_bin", 0))
+    last = int(run.attrs.get("window_last_bin", len(run.energy) - 1))
+    return first > 0 or last < len(run.energy) - 1
+
+
 def normalise(run, lng):
-    """ln g with NaN for unvisited bins, normalised by the ground state or by sum g = q^V."""
+    """ln g with NaN for unvisited bins, normalised by the ground state or by sum g = q^V (a
+    windowed run: 0 at the lowest energy sampled)."""
     lng = np.array(lng, dtype=float)
     ok = np.isfinite(lng)
     ground = int(np.argmin(np.where(ok, run.energy, np.iinfo(np.int64).max)))
     lowest = int(np.min(run.energy))
+    if ok.any() and windowed(run):
+        return lng - lng[ground]
     if ok.any() and run.energy[ground] == lowest:
         return lng - lng[ground] + math.log(run.q)
     return lng - _logsumexp(lng[ok]) + run.volume * math.log(run.q)
@@ -84,7 +96,7 @@ def normalise(run, lng):
 
 def log_g_from_counts(run, counts):
     """Normalised ln g from visit counts per bin of the production (NaN where none)."""
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # log 0; NaN weights off the window
         lng = np.where(counts > 0, np.log(counts) - run.log_weight, np.nan)
     return normalise(run, lng)
 
@@ -137,7 +149,7 @@ def _canonical(run, lng, energies, orders, beta):
     e = run.energy[ok] / v
     mean_e = float(np.sum(p * e))
     c = float(beta * beta * v * (np.sum(p * e * e) - mean_e ** 2))
-    f = float(-ln_z / (beta * v)) if beta != 0 else float("nan")
+    f = float(-ln_z / (beta * v)) if beta != 0 and not windowed(run) else float("nan")
     x = -beta * energies - run.log_weight[_bin_index(run, energies)]
     w = np.exp(x - np.max(x)) if x.size else x
     m = run.order_per_site(orders)
@@ -274,7 +286,8 @@ def format_report(run, lng, lng_error, rows, transition):
              f" {a['wang_landau_sweeps']} sweeps per walker",
              f"  production: {run.energy_series.shape[0]} measurements every"
              f" {a['measure_every']} sweeps, histogram {int(run.histogram.sum())} entries",
-             "  ln g(E) (normalised; E total energy):"]
+             "  ln g(E) (" + ("relative: 0 at the lowest energy of the window"
+                              if windowed(run) else "normalised") + "; E total energy):"]
     ok = np.flatnonzero(np.isfinite(lng))
     shown = ok if len(ok) <= 24 else ok[np.linspace(0, len(ok) - 1, 24).astype(int)]
     for k in shown:

@@ -32,7 +32,7 @@ WalkerTiming time_walkers(WalkerEnsemble& walkers, const WalkerSettings& s, int 
   const double beta = s.q == 2 ? 2 * 0.4406867935 : std::log(1 + std::sqrt(double(s.q)));
   std::vector<double> log_weight(static_cast<size_t>(d * volume + 1));
   for (size_t k = 0; k < log_weight.size(); ++k) log_weight[k] = beta * static_cast<double>(k);
-  walkers.set_thresholds(muca_thresholds(log_weight, d));
+  walkers.set_thresholds(muca_thresholds(log_weight, MucaWindow{0, d * volume}, d));
   uint64_t sweep = 0;
   walkers.sweep(sweep++, 1);  // warm-up
   auto timed = [&](int64_t n) {

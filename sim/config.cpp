@@ -5,6 +5,7 @@
 #include "sim/config/schema.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace lattica {
@@ -26,6 +27,21 @@ int64_t Config::volume() const {
   int64_t v = 1;
   for (int64_t l : dims) v *= l;
   return v;
+}
+
+std::array<int64_t, 2> Config::muca_window_bins() const {
+  const int64_t bonds = static_cast<int64_t>(dims.size()) * volume();
+  if (muca_window.size() != 2) return {0, bonds};
+  // Bin k has E = -k (Potts) or dV - 2k (Ising): k = (offset - E) / slope; the tolerance keeps
+  // an edge given exactly (e.g. -1.0 x V) inside.
+  const bool ising = model_kind == "ising";
+  const long double slope = ising ? 2 : 1, offset = ising ? bonds : 0;
+  const long double v = static_cast<long double>(volume());
+  const long double lo = (offset - muca_window[1] * v) / slope;
+  const long double hi = (offset - muca_window[0] * v) / slope;
+  const auto first = static_cast<int64_t>(std::ceil(lo - 1e-9L));
+  const auto last = static_cast<int64_t>(std::floor(hi + 1e-9L));
+  return {std::max<int64_t>(first, 0), std::min(last, bonds)};
 }
 
 std::vector<double> Config::annealing_schedule() const {

@@ -2,6 +2,7 @@
 // A Lattica TOML input: parsing, command-line overrides and validation (in sim/config/, driven
 // by the one table of keys in sim/config/schema.cpp).
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -89,6 +90,8 @@ struct Config {
   double muca_lnf_final = 1e-6;            ///< multicanonical.lnf_final
   double muca_flatness = 0.8;              ///< multicanonical.flatness
   int64_t muca_max_sweeps = 0;             ///< multicanonical.max_sweeps (Wang-Landau)
+  std::vector<double> muca_window;         ///< multicanonical.window: [e_low, e_high]; empty: all
+  std::string muca_initial_weights = "flat";  ///< multicanonical.initial_weights
   /// [annealing]: population annealing's schedule (empty: no annealing; with annealing_steps >
   /// 0 its two entries are the ends of a linear schedule of that many steps), sweeps per step,
   /// resampling, independent populations and whether every replica's data is written.
@@ -120,6 +123,9 @@ struct Config {
   /// Whether the run is population annealing ([annealing]), and its schedule of betas.
   bool annealing() const { return !annealing_beta.empty(); }
   std::vector<double> annealing_schedule() const;
+  /// The energy bins (k satisfied bonds, 0 .. dV) that multicanonical.window covers, first and
+  /// last: every bin without a window.
+  std::array<int64_t, 2> muca_window_bins() const;
   /// Sweeps of the whole run: thermalization + measurements * measure_every.
   int64_t total_sweeps() const { return thermalization + measurements * measure_every; }
   EngineSettings engine_settings() const;

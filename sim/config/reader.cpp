@@ -272,9 +272,12 @@ std::vector<double> Reader::ladder(const KeySpec& spec, const toml::node& node) 
   const toml::array* array = node.as_array();
   if (!array || array->size() < static_cast<size_t>(spec.min_int) ||
       array->size() > static_cast<size_t>(spec.max_int)) {
+    // A fixed count is a pair such as multicanonical.window; a range is a tempering ladder.
     fail(node, name,
-         "expected an array of " + std::to_string(spec.min_int) + " to " +
-             std::to_string(spec.max_int) + " numbers, one per rung of the ladder");
+         spec.min_int == spec.max_int
+             ? "expected an array of " + std::to_string(spec.min_int) + " numbers"
+             : "expected an array of " + std::to_string(spec.min_int) + " to " +
+                   std::to_string(spec.max_int) + " numbers, one per rung of the ladder");
     return {};
   }
   std::vector<double> values;

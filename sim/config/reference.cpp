@@ -87,6 +87,10 @@ std::string type_text(const KeySpec& spec) {
       text = "`\"[D-]HH:MM:SS\"`";
       break;
     case KeyType::ladder:
+      if (spec.min_int == spec.max_int) {  // a pair such as an interval
+        text = "array of " + bound_text(spec.min_int) + " numbers";
+        break;
+      }
       text = "array of " + bound_text(spec.min_int) + "-" + bound_text(spec.max_int) +
              (std::isinf(spec.min) ? " numbers" : " numbers >= " + bound_text(spec.min)) +
              ", monotone";

@@ -214,6 +214,22 @@ void check_multicanonical(const Config& c, Reader& r) {
     refuse("lattice", "dims",
            "multicanonical walkers number their energy bins in 32 bits: at most 2^28 sites");
   }
+  if (c.muca_window.size() == 2) {
+    const double d = static_cast<double>(c.dims.size());
+    const double lowest = -d, highest = c.model_kind == "ising" ? d : 0.0;
+    const std::array<int64_t, 2> bins = c.muca_window_bins();
+    if (c.muca_window[0] >= c.muca_window[1]) {
+      refuse("multicanonical", "window", "must be [e_low, e_high] with e_low < e_high");
+    } else if (c.muca_window[0] < lowest || c.muca_window[1] > highest) {
+      refuse("multicanonical", "window",
+             "energies per site of this model lie in [" + shortest(lowest) + ", " +
+                 shortest(highest) + "]");
+    } else if (bins[1] - bins[0] < 4 * static_cast<int64_t>(c.dims.size())) {
+      refuse("multicanonical", "window",
+             "holds " + std::to_string(std::max<int64_t>(0, bins[1] - bins[0] + 1)) +
+                 " energy levels on this lattice; a walker needs room for its moves");
+    }
+  }
 }
 
 /// Rules between keys, after every key is read.

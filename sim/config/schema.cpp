@@ -386,6 +386,22 @@ std::vector<KeySpec> make_specs() {
           .explained("Wang-Landau: at most this many sweeps per walker",
                      "Wang-Landau: at most this many sweeps per walker; the production then "
                      "runs with the weights reached (the output records `converged = 0`)"),
+      KeySpec("multicanonical", "window", K::ladder, &Config::muca_window)
+          .range(2, 2)
+          .when(is_multicanonical, "a `[multicanonical]` section")
+          .explained("[e_low, e_high], energies per site",
+                     "`[e_low, e_high]`: sample only energies per site E/V in this range (the "
+                     "whole range when absent); walkers start outside it and approach it, moves "
+                     "out of it are refused. Cuts Wang-Landau's cost to the energies that "
+                     "matter (both peaks of a first-order transition)"),
+      KeySpec("multicanonical", "initial_weights", K::choice, &Config::muca_initial_weights)
+          .defaults_to("flat")
+          .one_of({{"flat"}, {"canonical"}})
+          .when(is_multicanonical, "a `[multicanonical]` section")
+          .explained("\"flat\" or \"canonical\"",
+                     "Wang-Landau's starting weights: `\"flat\"` (ln g = 0) or `\"canonical\"` "
+                     "(W(E) = exp(-beta E) at `model.beta`: near a transition only the correction "
+                     "between the peaks is left to learn)"),
       // [annealing]
       KeySpec("annealing", "beta", K::ladder, &Config::annealing_beta)
           .at_least(0.0)

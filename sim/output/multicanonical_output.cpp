@@ -13,6 +13,7 @@ void write_multicanonical(hid_t root, const MulticanonicalRecord& r) {
   const H5Id group = create_group(root, "multicanonical");
   const hid_t g = group.get();
   write_string_attribute(g, "model", r.model);
+  write_string_attribute(g, "initial_weights", r.initial_weights);
   const std::pair<const char*, int64_t> integers[] = {
       {"q", r.q},
       {"volume", r.volume},
@@ -22,7 +23,9 @@ void write_multicanonical(hid_t root, const MulticanonicalRecord& r) {
       {"sweeps_per_iteration", r.sweeps_per_iteration},
       {"wang_landau_sweeps", r.wang_landau_sweeps},
       {"thermalization", r.thermalization},
-      {"measure_every", r.measure_every}};
+      {"measure_every", r.measure_every},
+      {"window_first_bin", r.window_first_bin},
+      {"window_last_bin", r.window_last_bin}};
   for (const auto& [name, value] : integers) set_int64_attribute(g, name, value);
   const std::pair<const char*, double> numbers[] = {{"lnf_initial", r.lnf_initial},
                                                     {"lnf_final", r.lnf_final},
@@ -32,11 +35,13 @@ void write_multicanonical(hid_t root, const MulticanonicalRecord& r) {
                                                     {"seconds", r.seconds}};
   for (const auto& [name, value] : numbers) replace_double_attribute(g, name, value);
   write_vector(g, "energy", r.energy, "total energy E of each bin (bin k: k satisfied bonds)");
-  write_vector(g, "wang_landau_log_g", r.wang_landau_log_g,
-               "ln g(E) from Wang-Landau, up to a constant; 0 where never visited");
+  write_vector(
+      g, "wang_landau_log_g", r.wang_landau_log_g,
+      "ln g(E) from Wang-Landau, up to a constant; the initial estimate where never visited");
   write_vector(g, "visited", r.visited, "1 where Wang-Landau visited the bin");
   write_vector(g, "log_weight", r.log_weight,
-               "the frozen multicanonical ln W(E) of the production (acceptance min(1, W'/W))");
+               "the frozen multicanonical ln W(E) of the production (acceptance min(1, W'/W)); NaN "
+               "outside the window");
   write_vector(g, "histogram", r.histogram,
                "production: (walker, sweep) pairs that ended a sweep in the bin");
   write_vector(g, "sweep", r.sweeps, "sweeps done (Wang-Landau included) at each measurement");

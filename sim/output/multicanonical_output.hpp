@@ -21,7 +21,9 @@ struct MulticanonicalRecord {
   int stages = 0;
   bool converged = false;  ///< ln f fell below lnf_final within the sweep limit
   int64_t sweeps_per_iteration = 0, wang_landau_sweeps = 0;
-  std::vector<double> wang_landau_log_g;  ///< per bin, 0 where never visited
+  int64_t window_first_bin = 0, window_last_bin = 0;  ///< the bins sampled (multicanonical.window)
+  std::string initial_weights;                        ///< "flat" or "canonical"
+  std::vector<double> wang_landau_log_g;  ///< per bin, the initial estimate where never visited
   std::vector<int32_t> visited;           ///< per bin: visited during Wang-Landau (1) or not
   // production with frozen weights
   std::vector<int64_t> energy;     ///< per bin: the total energy E of bin k

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 
 #include "sim/engine/multicanonical/wang_landau.hpp"
 
@@ -28,13 +30,26 @@ void run_sweeps(WalkerEnsemble& walkers, int64_t n_walkers, int64_t sweeps, uint
   }
 }
 
+/// Wang-Landau's starting ln g per bin: zeros (flat weights), or beta E (canonical weights
+/// exp(-beta E) at model.beta).
+std::vector<double> initial_log_g(const Config& c, int64_t bins) {
+  std::vector<double> lng(static_cast<size_t>(bins), 0.0);
+  if (c.muca_initial_weights != "canonical") return lng;
+  const bool ising = c.model_kind == "ising";
+  for (int64_t k = 0; k < bins; ++k)
+    lng[k] = c.beta * static_cast<double>(muca_energy(ising, bins - 1, k));
+  return lng;
+}
+
 /// The Wang-Landau phase: fills the record's Wang-Landau fields and returns ln g.
 std::vector<double> wang_landau_phase(const Config& c, WalkerEnsemble& walkers, int d, int64_t bins,
-                                      uint64_t* sweep, MulticanonicalRecord& r, bool quiet) {
-  WangLandau wl(bins, {c.muca_lnf_initial, c.muca_lnf_final, c.muca_flatness});
+                                      MucaWindow window, uint64_t* sweep, MulticanonicalRecord& r,
+                                      bool quiet) {
+  WangLandau wl(initial_log_g(c, bins), window,
+                {c.muca_lnf_initial, c.muca_lnf_final, c.muca_flatness});
   int64_t done = 0;
   while (!wl.done() && done < c.muca_max_sweeps) {
-    walkers.set_thresholds(muca_thresholds(muca_log_weights(wl.log_g()), d));
+    walkers.set_thresholds(muca_thresholds(muca_log_weights(wl.log_g(), window), window, d));
     const int64_t n = std::min(c.muca_sweeps_per_iteration, c.muca_max_sweeps - done);
     const std::vector<uint64_t> h = walkers.sweep(*sweep, n);
     *sweep += static_cast<uint64_t>(n);
@@ -90,12 +105,29 @@ MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers
   r.q = ising ? 2 : c.q;
   r.volume = volume;
   r.walkers = c.muca_walkers;
+  const std::array<int64_t, 2> window_bins = c.muca_window_bins();
+  const MucaWindow window{window_bins[0], window_bins[1]};
+  r.window_first_bin = window.first;
+  r.window_last_bin = window.last;
+  r.initial_weights = c.muca_initial_weights;
   uint64_t sweep = 0;
-  r.log_weight = muca_log_weights(wang_landau_phase(c, walkers, d, bins, &sweep, r, quiet));
-  walkers.set_thresholds(muca_thresholds(r.log_weight, d));
+  r.log_weight =
+      muca_log_weights(wang_landau_phase(c, walkers, d, bins, window, &sweep, r, quiet), window);
+  walkers.set_thresholds(muca_thresholds(r.log_weight, window, d));
   for (int64_t k = 0; k < bins; ++k) r.energy.push_back(muca_energy(ising, bins - 1, k));
 
   run_sweeps(walkers, r.walkers, c.thermalization, &sweep, nullptr);
+  // The production samples the window only: a walker still approaching it would bias H(E).
+  const std::vector<int32_t> start_bins = walkers.bins();
+  const auto outside = std::count_if(start_bins.begin(), start_bins.end(),
+                                     [&](int32_t k) { return !window.contains(k); });
+  if (outside > 0) {
+    throw std::runtime_error(
+        std::to_string(outside) + " of " + std::to_string(r.walkers) +
+        " multicanonical walkers are still outside multicanonical.window after " +
+        std::to_string(sweep) +
+        " sweeps (Wang-Landau and thermalization); raise run.thermalization or widen the window");
+  }
   r.thermalization = c.thermalization;
   r.measure_every = c.measure_every;
   r.histogram.assign(static_cast<size_t>(bins), 0);

@@ -7,7 +7,8 @@ The 4x4 Ising model (all 2^16 states enumerated here): ln g(E) at every energy, 
 reweighted to three betas <e>, C, U4 and the free energy per site, each within 5 of the
 analysis' own jackknife errors over 32 blocks of walkers. The 8x8 Potts model with q = 10:
 --first-order must find two peaks of equal height (checked on the returned ln g), ordered
-below disordered, at a beta near the infinite-volume ln(1 + sqrt 10). unittest test cases; arguments after SIM_EXE go to
+below disordered, at a beta near the infinite-volume ln(1 + sqrt 10). The 4x4 Ising model in an
+energy window from canonical weights: ln g relative to the window's lowest energy. unittest test cases; arguments after SIM_EXE go to
 unittest.
 """
 
@@ -109,6 +110,10 @@ class MulticanonicalTest(unittest.TestCase):
         cls.ising = simulate_and_analyse(cls._scratch.name, "ising", ISING, "--blocks", "32",
                                          "--beta", *map(str, BETAS))
         cls.potts = simulate_and_analyse(cls._scratch.name, "potts", POTTS, "--first-order")
+        cls.window = simulate_and_analyse(
+            cls._scratch.name, "window",
+            ISING.replace("[run]", 'window = [-1.5, 1.0]\ninitial_weights = "canonical"\n[run]'),
+            "--blocks", "32")
         cls.energy, cls.magnetisation = enumerate_ising()
 
     @classmethod
@@ -127,6 +132,19 @@ class MulticanonicalTest(unittest.TestCase):
             self.assertGreater(error, 0)
             self.assertLess(abs(value - math.log(n)), 5 * error,
                             f"E = {e}: {value} +- {error}, exact ln {n}")
+
+    def test_a_window_gives_ln_g_relative_to_its_lowest_energy(self):
+        levels, counts = np.unique(self.energy, return_counts=True)
+        inside = (levels >= -1.5 * V) & (levels <= 1.0 * V)
+        exact = np.log(counts[inside]) - math.log(counts[inside][0])
+        got = dict(zip(self.window["energy"], zip(self.window["log_g"],
+                                                 self.window["log_g_error"])))
+        self.assertEqual(sorted(got), sorted(int(e) for e in levels[inside]))
+        for e, want in zip(levels[inside], exact):
+            value, error = got[int(e)]
+            self.assertLess(abs(value - want), 5 * error + 1e-9,
+                            f"E = {e}: {value} +- {error}, exact {want}")
+        self.assertTrue(all(row["f"] is None for row in self.window["reweight"]))  # NaN
 
     def test_reweighting_matches_enumeration(self):
         for row in self.ising["reweight"]:

@@ -53,6 +53,21 @@ TEST_F(Cli, BadMulticanonicalInputExitsTwoAndWritesNothing) {
       {"unknown key",
        muca_input("kind = \"ising\"\nbeta = 0.4", "walker = 8"),
        {"multicanonical.walker"}},
+      {"window reversed",
+       muca_input("kind = \"ising\"\nbeta = 0.4", "window = [0.5, -1.0]"),
+       {"multicanonical.window", "e_low < e_high"}},
+      {"window beyond the energies",
+       muca_input("kind = \"potts\"\nq = 3\nbeta = 1.0", "window = [-2.5, -1.0]"),
+       {"multicanonical.window", "[-2.0, 0.0]"}},
+      {"window too narrow",
+       muca_input("kind = \"ising\"\nbeta = 0.4", "window = [-1.0, -0.5]"),
+       {"multicanonical.window", "energy levels"}},
+      {"window of three",
+       muca_input("kind = \"ising\"\nbeta = 0.4", "window = [-1.0, 0.0, 0.5]"),
+       {"multicanonical.window", "array of 2 numbers"}},
+      {"initial weights",
+       muca_input("kind = \"ising\"\nbeta = 0.4", "initial_weights = \"beta\""),
+       {"multicanonical.initial_weights", "'beta'"}},
   };
   expect_bad_inputs(cases);
 }

@@ -45,9 +45,10 @@ MulticanonicalRecord run_cpu(const Config& c) {
   return run_multicanonical(c, *walkers, true);
 }
 
-/// ln g(E) per energy from the walkers of one block set, normalised so that g(E_min) = q.
+/// ln g(E) per energy from the walkers of one block set, normalised so that ln g of the lowest
+/// energy visited is `lowest` (ln q for the ground state).
 std::map<int64_t, double> log_g_of(const MulticanonicalRecord& r, const std::vector<bool>& use,
-                                   int q) {
+                                   double lowest) {
   std::map<int64_t, double> counts;
   const size_t walkers = static_cast<size_t>(r.walkers);
   for (size_t i = 0; i < r.energy_series.size(); ++i) {
@@ -59,16 +60,17 @@ std::map<int64_t, double> log_g_of(const MulticanonicalRecord& r, const std::vec
       lng[r.energy[k]] = std::log(counts[r.energy[k]]) - r.log_weight[k];
   }
   const double ground = lng.begin()->second;  // the lowest energy
-  for (auto& [e, v] : lng) v += std::log(q) - ground;
+  for (auto& [e, v] : lng) v += lowest - ground;
   return lng;
 }
 
-/// Checks ln g against exact ln g (energy -> value): the same energies visited, each within
-/// 5 jackknife errors (32 blocks of 2 walkers).
-void expect_exact_log_g(const MulticanonicalRecord& r, const std::map<int64_t, double>& exact,
-                        int q) {
+/// Checks ln g against exact ln g (energy -> value, the levels the run can visit): the same
+/// energies visited, each within 5 jackknife errors (32 blocks of 2 walkers), both normalised
+/// at the lowest energy.
+void expect_exact_log_g(const MulticanonicalRecord& r, const std::map<int64_t, double>& exact) {
   ASSERT_TRUE(r.converged);
   const int blocks = 32;
+  const double q = exact.begin()->second;
   const std::map<int64_t, double> all = log_g_of(r, std::vector<bool>(r.walkers, true), q);
   std::vector<std::map<int64_t, double>> leave_out;
   for (int b = 0; b < blocks; ++b) {
@@ -96,7 +98,7 @@ TEST(Multicanonical, IsingFourByFourLogGIsExact) {
   std::map<int64_t, double> exact;
   for (const auto& [b, p] : test::exact_ising(c.dims, 0.0, 0.0).bond_distribution)
     exact[-b] = std::log(p) + 16 * std::log(2.0);
-  expect_exact_log_g(r, exact, 2);
+  expect_exact_log_g(r, exact);
 }
 
 TEST(Multicanonical, PottsThreeStatesThreeByThreeLogGIsExact) {
@@ -105,7 +107,45 @@ TEST(Multicanonical, PottsThreeStatesThreeByThreeLogGIsExact) {
   std::map<int64_t, double> exact;
   for (const auto& [b, p] : test::exact_potts(c.dims, 3, 0.0, 0.0).bond_distribution)
     exact[-b] = std::log(p) + 9 * std::log(3.0);
-  expect_exact_log_g(r, exact, 3);
+  expect_exact_log_g(r, exact);
+}
+
+/// Exact ln g of the levels whose energy per site lies in [lo, hi].
+std::map<int64_t, double> in_window(const std::map<int64_t, double>& exact, double lo, double hi,
+                                    int64_t volume) {
+  std::map<int64_t, double> out;
+  for (const auto& [e, v] : exact) {
+    const double per_site = static_cast<double>(e) / static_cast<double>(volume);
+    if (per_site >= lo && per_site <= hi) out[e] = v;
+  }
+  return out;
+}
+
+TEST(Multicanonical, IsingWindowFromCanonicalWeightsIsExact) {
+  Config c = muca_config("ising", 0, {4, 4});
+  c.muca_window = {-1.5, 1.0};  // E = -24 .. 16: neither end of the spectrum
+  c.muca_initial_weights = "canonical";
+  c.beta = 0.3;
+  const MulticanonicalRecord r = run_cpu(c);
+  EXPECT_EQ(r.window_first_bin, 8);
+  EXPECT_EQ(r.window_last_bin, 28);
+  std::map<int64_t, double> exact;
+  for (const auto& [b, p] : test::exact_ising(c.dims, 0.0, 0.0).bond_distribution)
+    exact[-b] = std::log(p) + 16 * std::log(2.0);
+  expect_exact_log_g(r, in_window(exact, -1.5, 1.0, 16));
+}
+
+TEST(Multicanonical, PottsWindowThatHotWalkersApproachIsExact) {
+  // Hot walkers start near E = -6, below the window's 9 .. 18 satisfied bonds: they approach
+  // it first, and only the window is sampled.
+  Config c = muca_config("potts", 3, {3, 3});
+  c.muca_window = {-2.0, -1.0};
+  const MulticanonicalRecord r = run_cpu(c);
+  std::map<int64_t, double> exact;
+  for (const auto& [b, p] : test::exact_potts(c.dims, 3, 0.0, 0.0).bond_distribution)
+    exact[-b] = std::log(p) + 9 * std::log(3.0);
+  expect_exact_log_g(r, in_window(exact, -2.0, -1.0, 9));
+  for (int32_t e : r.energy_series) EXPECT_LE(e, -9);
 }
 
 TEST(Multicanonical, ChainDoesNotDependOnThreads) {
@@ -128,7 +168,7 @@ TEST(Multicanonical, OrderParameterAndBinsAgreeWithTheSpins) {
   s.dims = {4, 6};
   s.walkers = 7;
   std::unique_ptr<WalkerEnsemble> walkers = make_cpu_walkers(s);
-  walkers->set_thresholds(muca_thresholds(std::vector<double>(49, 0.0), 2));
+  walkers->set_thresholds(muca_thresholds(std::vector<double>(49, 0.0), {0, 48}, 2));
   walkers->sweep(0, 3);
   const std::vector<uint8_t> spins = walkers->spins();
   const std::vector<int32_t> bins = walkers->bins(), orders = walkers->orders();
@@ -147,24 +187,54 @@ TEST(Multicanonical, OrderParameterAndBinsAgreeWithTheSpins) {
 }
 
 TEST(WangLandau, HalvesLnFWhenTheVisitedBinsAreFlat) {
-  WangLandau wl(4, {1.0, 0.1, 0.8});
+  WangLandau wl(std::vector<double>(4, 0.0), {0, 3}, {1.0, 0.1, 0.8});
+  // The mean visited bin rises by ln f: 15 visits of 2 bins raise ln g by 2/15 per visit.
   EXPECT_FALSE(wl.add({10, 0, 5, 0}));  // bin 2 has 5 < 0.8 x 7.5
-  EXPECT_DOUBLE_EQ(wl.log_g()[0], 10.0);
+  EXPECT_DOUBLE_EQ(wl.log_g()[0], 10.0 * 2.0 / 15.0);
+  EXPECT_DOUBLE_EQ(wl.log_g()[2], 5.0 * 2.0 / 15.0);
   EXPECT_TRUE(wl.add({0, 0, 5, 0}));  // 10 and 10: flat over the visited bins 0 and 2
+  EXPECT_DOUBLE_EQ(wl.log_g()[2], 5.0 * 2.0 / 15.0 + 1.0);
   EXPECT_DOUBLE_EQ(wl.lnf(), 0.5);
   EXPECT_EQ(wl.stages(), 1);
   EXPECT_FALSE(wl.add({4, 1, 4, 0}));  // bin 1 is visited now and far below the mean
-  EXPECT_DOUBLE_EQ(wl.log_g()[1], 0.5);
+  EXPECT_DOUBLE_EQ(wl.log_g()[1], 0.5 * 3.0 / 9.0);
   EXPECT_EQ(wl.visited(), (std::vector<uint8_t>{1, 1, 1, 0}));
+}
+
+TEST(WangLandau, IgnoresVisitsOutsideTheWindowAndStartsFromTheInitialEstimate) {
+  WangLandau wl({5.0, 4.0, 3.0, 2.0}, {1, 2}, {1.0, 0.1, 0.8});
+  EXPECT_TRUE(wl.add({100, 3, 3, 100}));  // flat over bins 1 and 2; bins 0 and 3 not counted
+  EXPECT_EQ(wl.log_g(), (std::vector<double>{5.0, 5.0, 4.0, 2.0}));
+  EXPECT_EQ(wl.visited(), (std::vector<uint8_t>{0, 1, 1, 0}));
+  EXPECT_THROW(WangLandau(std::vector<double>(4, 0.0), {2, 4}, {}), std::invalid_argument);
 }
 
 TEST(WangLandau, ThresholdsAcceptWithTheWeightRatio) {
   const std::vector<double> lnw = {0.0, -1.0, -1.0};
-  const std::vector<uint64_t> t = muca_thresholds(lnw, 1);  // moves dk = -2 .. 2
+  const std::vector<uint64_t> t = muca_thresholds(lnw, {0, 2}, 1);  // moves dk = -2 .. 2
   EXPECT_EQ(t[0 * 5 + 2 + 1], move_threshold(std::exp(-1.0)));
   EXPECT_EQ(t[1 * 5 + 2 - 1], uint64_t(1) << 32);          // uphill in weight: certain
   EXPECT_EQ(t[1 * 5 + 2 + 1], (uint64_t(15) << 32) / 16);  // equal weights: 15/16
   EXPECT_EQ(t[0 * 5 + 2 - 1], 0u);                         // no bin -1
+}
+
+TEST(WangLandau, ThresholdsKeepWalkersInTheWindowAndBringOthersIn) {
+  const double nan = std::nan("");
+  const std::vector<double> lnw = {nan, nan, 0.0, -0.5, 0.0, nan, nan};
+  const std::vector<uint64_t> t = muca_thresholds(lnw, {2, 4}, 1);  // moves dk = -2 .. 2
+  const uint64_t certain = uint64_t(1) << 32;
+  auto at = [&](int k, int dk) { return t[k * 5 + dk + 2]; };
+  EXPECT_EQ(at(2, -1), 0u);  // out of the window: refused
+  EXPECT_EQ(at(4, 1), 0u);
+  EXPECT_EQ(at(2, 1), move_threshold(std::exp(-0.5)));
+  EXPECT_EQ(at(3, 1), certain);
+  EXPECT_EQ(at(1, 1), certain);  // below the window: never further away
+  EXPECT_EQ(at(1, 0), certain);
+  EXPECT_EQ(at(1, 2), certain);
+  EXPECT_EQ(at(1, -1), 0u);
+  EXPECT_EQ(at(5, -2), certain);  // above it likewise
+  EXPECT_EQ(at(5, 0), certain);
+  EXPECT_EQ(at(5, 1), 0u);
 }
 
 }  // namespace
