@@ -257,11 +257,31 @@ def equal_height(run, lng, beta0, tolerance=1e-10):
             "interface_tension": float((p_max - p_min) / (2.0 * area))}
 
 
+def tunnelling(run, e_ordered, e_disordered):
+    """How the production's walkers moved between the two peaks (energies per site): the
+    walkers whose measurements visited both (E at or below the ordered peak, and at or above
+    the disordered one), and the one-way tunnelling events (from one of those regions to the
+    other) of all walkers together. Without such events the production's P(E) keeps the
+    populations the walkers started with."""
+    e = run.energy_series / run.volume  # [measurement, walker]
+    region = np.where(e <= e_ordered, -1, np.where(e >= e_disordered, 1, 0))
+    events = 0
+    both = 0
+    for walker in range(region.shape[1]):
+        path = region[:, walker]
+        path = path[path != 0]
+        events += int(np.count_nonzero(path[1:] != path[:-1]))
+        both += int(path.size > 0 and path.min() < 0 < path.max())
+    return {"walkers_in_both_peaks": both, "tunnelling_events": events}
+
+
 def first_order(run, beta0, blocks=20):
-    """equal_height() of the central ln g, with jackknife errors over walker blocks."""
+    """equal_height() of the central ln g, with jackknife errors over walker blocks, and the
+    walkers' tunnelling() between its peaks."""
     central = equal_height(run, log_g_from_counts(run, run.histogram), beta0)
     if central is None:
         return None
+    moves = tunnelling(run, central["e_ordered"], central["e_disordered"])
     per_block = _block_counts(run, _blocks(run, blocks))
     total = sum(per_block)
     leave_out = []
@@ -272,6 +292,7 @@ def first_order(run, beta0, blocks=20):
     if len(leave_out) == len(per_block) and len(leave_out) > 1:
         for k, err in zip(list(central), _jackknife(leave_out)):
             central[k + "_error"] = float(err)
+    central.update(moves)
     return central
 
 
@@ -309,4 +330,9 @@ def format_report(run, lng, lng_error, rows, transition):
         lines.append(f"    ln(P_max/P_min) = {t['log_peak_ratio']:.6f}{err('log_peak_ratio')}, "
                      f"interface tension {t['interface_tension']:.6f}"
                      f"{err('interface_tension')}")
+        lines.append(f"    production: {t['walkers_in_both_peaks']} of {a['walkers']} walkers "
+                     f"visited both peaks, {t['tunnelling_events']} tunnelling events"
+                     + ("" if t["tunnelling_events"] >= a["walkers"] else
+                        " (fewer than one per walker: P(E) between the phases may not be in"
+                        " equilibrium)"))
     return "\n".join(lines)

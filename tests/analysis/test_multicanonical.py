@@ -162,6 +162,8 @@ class MulticanonicalTest(unittest.TestCase):
         self.assertLess(t["e_ordered"], t["e_disordered"])
         self.assertGreater(t["log_peak_ratio"], 0.5)
         self.assertAlmostEqual(t["interface_tension"], t["log_peak_ratio"] / 16)
+        self.assertGreaterEqual(t["walkers_in_both_peaks"], 28)  # 8x8: walkers tunnel often
+        self.assertGreater(t["tunnelling_events"], 32)  # more than one per walker
         energy = np.array(self.potts["energy"], dtype=float)
         log_p = np.array(self.potts["log_g"]) - t["beta"] * energy
         middle = 32 * (t["e_ordered"] + t["e_disordered"])  # total energy halfway
