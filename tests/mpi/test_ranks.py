@@ -206,10 +206,10 @@ class RanksTest(unittest.TestCase):
                 self.sim(later, [path, "-o", out, "--resume", "-q"])
                 self.assert_same_chain(straight, out, 0)
 
-    def resume_matrix(self, name, model, dims, extra, rtol, pairs):
+    def resume_matrix(self, name, model, dims, extra, rtol, pairs, sections="", field_rtol=0.0):
         """Checkpoints written on `first` ranks resume on `later` ranks (0: one process) as the
-        straight run, for each (first, later) of pairs."""
-        base = toml(dims, model, extra + "\ncheckpoint_every = 10")
+        straight run, for each (first, later) of pairs; `sections` are appended to the input."""
+        base = toml(dims, model, extra + "\ncheckpoint_every = 10") + sections
         path = write_input(name, base)
         short = write_input(name + ".short", base.replace("measurements = 16", "measurements = 4"))
         straight = os.path.join(WORK, f"{name}.straight.h5")
@@ -229,7 +229,7 @@ class RanksTest(unittest.TestCase):
                 else:
                     self.assertFalse(os.path.exists(parts))
                 self.sim(later, [path, "-o", out, "--resume", "-q"])
-                self.assert_same_chain(straight, out, rtol)
+                self.assert_same_chain(straight, out, rtol, SPECTRAL_RTOL, field_rtol)
 
     def test_resume_per_rank_parts(self):
         """Issue 22: checkpoints written on 1, 2 and 4 ranks (each rank its box) resume on 1, 2
@@ -242,6 +242,13 @@ class RanksTest(unittest.TestCase):
         """Issue 22: a continuous model's parts resume on other rank counts, to rounding."""
         dims, model, _, _, rtol = CASES["phi4_3d"]
         self.resume_matrix("resume_parts_phi4", model, dims, "", rtol, [(2, 4), (4, 0), (0, 2)])
+
+    def test_resume_spectral_mala(self):
+        """Issue 22: the structure factor's sums (each rank its rows of the spectrum) and the
+        Langevin kernel's shift of a checkpoint continue on other rank counts, to rounding."""
+        dims, model, _, _, rtol = CASES["phi4_3d_mala"]
+        self.resume_matrix("resume_spectral_mala", model, dims, "", rtol, [(2, 4), (4, 0), (0, 2)],
+                           EXTRA_INPUT["phi4_3d_mala"] + SPECTRAL, rtol)
 
     def test_resume_missing_part(self):
         """A manifest whose part is gone: exit 2 on every rank, naming the checkpoint."""
