@@ -41,9 +41,8 @@ class FourierLangevin {
     if (box_) {
       Communicator& ranks = box_->communicator();
       slab_fft_ = std::make_unique<SlabFft>(ranks, settings.dims, replicas_);
-      slabs_ = std::make_unique<BoxSlabs>(ranks, box_->decomposition(),
-                                          AxisSplit{settings.dims[0], ranks.size()}, replicas_,
-                                          sizeof(Spin));
+      slabs_ = std::make_unique<BoxSlabs>(ranks, box_->decomposition(), slab_fft_->row_split(),
+                                          replicas_, sizeof(Spin));
       volume_ = slabs_->slab_sites();
       modes_ = slab_fft_->local_complex_size() / replicas_;
       const int d = static_cast<int>(settings.dims.size());

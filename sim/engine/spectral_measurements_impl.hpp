@@ -3,6 +3,8 @@
 // that instantiate it for a backend include this.
 
 #include <algorithm>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -94,7 +96,7 @@ void SpectralMeasurements<Exec>::gather_modes(const std::vector<double>& local,
     return;
   }
   constexpr int kTag = 11;
-  const AxisSplit rows{settings_.dims[0], ranks_->size()};
+  const AxisSplit& rows = slab_fft_->row_split();
   if (ranks_->rank() != 0) {
     if (!local.empty()) ranks_->send(local.data(), local.size() * sizeof(double), 0, kTag);
     return;
@@ -130,8 +132,8 @@ void SpectralMeasurements<Exec>::prepare_structure_factor() {
   if (ranks_) {
     slab_fft_ = std::make_unique<SlabFft>(*ranks_, settings_.dims, batch);
     const Decomposition boxes(settings_.dims, settings_.parallel_grid, ranks_->size());
-    slabs_ = std::make_unique<BoxSlabs>(
-        *ranks_, boxes, AxisSplit{settings_.dims[0], ranks_->size()}, batch, sizeof(double));
+    slabs_ =
+        std::make_unique<BoxSlabs>(*ranks_, boxes, slab_fft_->row_split(), batch, sizeof(double));
     slab_field_ = exec_.template allocate<double>(batch * slabs_->slab_sites());
     modes_ = slab_fft_->rows() * row_modes_;
     first_mode_ = slab_fft_->first_row() * row_modes_;
@@ -194,7 +196,8 @@ void SpectralMeasurements<Exec>::prepare_timeslices() {
   timeslice_queue_ = exec_.template allocate<double>(entries);
 }
 
-/// Queues the time-slice correlators of every replica (no host wait).
+/// Queues the time-slice correlators of every replica (no host wait; decomposed: collective, the
+/// projections of the boxes added over the ranks).
 template <class Exec>
 void SpectralMeasurements<Exec>::measure_timeslices(int64_t row) {
   const int64_t spatial_sites = sites_ / time_;  // the box's, when decomposed
