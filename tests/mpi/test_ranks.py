@@ -125,7 +125,8 @@ EXTRA_INPUT = {"ising3d_spectral": SPECTRAL,
                "phi4_3d_spectral": SPECTRAL,
                "phi4_3d_mala": '[update]\nsequence = ["mala", "overrelaxation"]\n'
                                'langevin_step = 0.12\ntune = false\n',  # accepts most
-               "phi4_3d_langevin": '[update]\nalgorithm = "langevin"\nlangevin_step = 0.1\n' + SPECTRAL,
+               "phi4_3d_langevin": '[update]\nsequence = ["langevin", "mala"]\nlangevin_step = 0.1\n'
+                                   + SPECTRAL,
                "ising4d_packed_bits": 'snapshot_packing = "bits"\n',
                "potts3d_heatbath": '[update]\nalgorithm = "heatbath"\n',
                "ising2d_clusters":
