@@ -104,7 +104,8 @@ CASES = {
                        [(2, None), (4, [2, 2, 1])], 1e-12),
     # Fourier-accelerated Langevin and MALA through the distributed FFT (issue 22): the fields
     # too are the single process's to rounding; [1, 4, 1] has more ranks than rows of axis 0.
-    "phi4_3d_mala": ("[4, 8, 12]", 'kind = "phi4"\nkappa = 0.18\nlambda = 0.5\nprecision = "double"',
+    "phi4_3d_mala": ("[4, 8, 12]",
+                     'kind = "phi4"\nkappa = 0.18\nlambda = 0.5\nprecision = "double"',
                      "", [(2, None), (4, [2, 2, 1])], 1e-10),
     "phi4_3d_langevin": ("[2, 8, 12]",
                          'kind = "phi4"\nkappa = 0.18\nlambda = 0.5\nprecision = "double"',
@@ -125,8 +126,8 @@ EXTRA_INPUT = {"ising3d_spectral": SPECTRAL,
                "phi4_3d_spectral": SPECTRAL,
                "phi4_3d_mala": '[update]\nsequence = ["mala", "overrelaxation"]\n'
                                'langevin_step = 0.12\ntune = false\n',  # accepts most
-               "phi4_3d_langevin": '[update]\nsequence = ["langevin", "mala"]\nlangevin_step = 0.1\n'
-                                   + SPECTRAL,
+               "phi4_3d_langevin": '[update]\nsequence = ["langevin", "mala"]\n'
+                                   'langevin_step = 0.1\n' + SPECTRAL,
                "ising4d_packed_bits": 'snapshot_packing = "bits"\n',
                "potts3d_heatbath": '[update]\nalgorithm = "heatbath"\n',
                "ising2d_clusters":
