@@ -30,8 +30,8 @@ class FourierLangevin {
   using Params = typename Model::Params;
 
  public:
-  /// `exec` and `box` (null when the lattice is not decomposed; then Exec must be CpuExec) must
-  /// outlive this object; the step is settings.langevin_step, the time step epsilon.
+  /// `exec` and `box` (this rank's box, CpuExec only; null when the lattice is not decomposed)
+  /// must outlive this object; the step is settings.langevin_step, the time step epsilon.
   FourierLangevin(const Exec& exec, const EngineSettings& settings, DecomposedBox<Exec, D>* box)
       : exec_(exec),
         replicas_(settings.replicas),
