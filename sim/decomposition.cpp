@@ -192,4 +192,14 @@ void Decomposition::interior_of_box(int rank, const void* box, void* interior,
   });
 }
 
+void Decomposition::interior_into_box(int rank, const void* interior, void* box,
+                                      size_t element_bytes) const {
+  const size_t row_bytes = static_cast<size_t>(dims_.back()) * element_bytes;
+  int64_t next = 0;
+  for_each_row(rank, false, [&](int64_t, int64_t row) {
+    std::memcpy(static_cast<unsigned char*>(box) + row * row_bytes,
+                static_cast<const unsigned char*>(interior) + next++ * row_bytes, row_bytes);
+  });
+}
+
 }  // namespace lattica

@@ -44,6 +44,8 @@ class Decomposition {
   /// Copies the interior of `rank`'s storage-shaped lexicographic array into `interior`
   /// (lexicographic over box()).
   void interior_of_box(int rank, const void* box, void* interior, size_t element_bytes) const;
+  /// The way back: `interior` into the interior of the storage-shaped array (ghosts untouched).
+  void interior_into_box(int rank, const void* interior, void* box, size_t element_bytes) const;
 
  private:
   /// Calls f(whole row, storage row) for each row of the box's storage (interior rows only

@@ -29,23 +29,25 @@ namespace lattica {
 
 /// The Fourier symbol M'(k) of the free part on the half spectrum of a real-to-complex FFT of a
 /// row-major lattice (last axis L/2 + 1 modes), tabulated as 1 / M'(k) whenever the shift
-/// changes; functor over the modes.
+/// changes; functor over the modes held (a rank's rows of the spectrum start at first_mode).
 struct FreeKernel {
   int64_t dims[4];
   int rank;
   double kappa;
   double shift;
-  double* inverse;  ///< out: 1 / M'(k) per half-spectrum mode
+  double* inverse;     ///< out: 1 / M'(k) per half-spectrum mode held
+  int64_t first_mode;  ///< the half-spectrum index of inverse[0]
 
-  LATTICA_HD_INLINE void operator()(int64_t mode) const {
+  LATTICA_HD_INLINE void operator()(int64_t held) const {
     const int64_t last = dims[rank - 1];
+    const int64_t mode = first_mode + held;
     int64_t rest = mode / (last / 2 + 1);
     double cos_sum = real_math::cos(2.0 * real_math::kPi<double> * (mode % (last / 2 + 1)) / last);
     for (int a = rank - 2; a >= 0; --a) {
       cos_sum += real_math::cos(2.0 * real_math::kPi<double> * (rest % dims[a]) / dims[a]);
       rest /= dims[a];
     }
-    inverse[mode] = 1.0 / (2.0 + shift - 4.0 * kappa * cos_sum);
+    inverse[held] = 1.0 / (2.0 + shift - 4.0 * kappa * cos_sum);
   }
 };
 
@@ -57,16 +59,18 @@ LATTICA_HD_INLINE int half_spectrum_weight(int64_t mode, int64_t last) {
 }
 
 /// force[i] = F(phi_i) of the model's local remainder and, when noise is set, noise[i] a
-/// standard normal deviate keyed by (replica, lexicographic site, sweep, pass); functor over
-/// replicas * V lexicographic sites.
+/// standard normal deviate keyed by (replica, lexicographic site of the whole lattice, sweep,
+/// pass); functor over replicas * `volume` lexicographic sites held (a rank's rows of axis 0
+/// start at whole-lattice site first_site).
 template <class Model>
 struct LangevinForces {
   typename Model::Params params;
   double shift;
   const typename Model::Spin* phi;  ///< lexicographic, replicas one after another
   double* force;
-  double* noise;  ///< or null
-  int64_t volume;
+  double* noise;   ///< or null
+  int64_t volume;  ///< sites held per replica
+  int64_t first_site;
   uint64_t sweep;
   uint32_t pass;
 
@@ -74,8 +78,9 @@ struct LangevinForces {
     force[i] = Model::langevin_force(params, shift, static_cast<double>(phi[i]));
     if (noise) {
       const int64_t replica = i / volume;
+      const int64_t site = first_site + i - replica * volume;
       SiteRandom random(params.seed, RngStream::site_update, static_cast<uint32_t>(replica),
-                        static_cast<uint64_t>(i - replica * volume), update_step(sweep, pass, 0));
+                        static_cast<uint64_t>(site), update_step(sweep, pass, 0));
       double unused;
       gaussian_pair(random, noise[i], unused);
     }

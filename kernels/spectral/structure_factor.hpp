@@ -59,12 +59,15 @@ struct AccumulatePower {
 /// Per replica r of one measurement: S(0) and the mean of S over the smallest nonzero momenta
 /// 2 pi / L e_a along the listed axes, into out[2 r], out[2 r + 1]; and the mean field
 /// (1/V) sum_x phi_c(x), summed over replicas, added to mean_sum[c]. Functor over one index.
+/// A spectrum cut over ranks lists only the modes it holds (index -1 for the others): out then
+/// gets this rank's share of the sums, which add up over the ranks.
 struct SpectrumSummary {
   const Complex* spectrum;
   double* out;
   double* mean_sum;
   int64_t modes;
-  int64_t unit_mode[4];  ///< half-spectrum index of the unit momentum along each listed axis
+  int64_t zero_mode;     ///< index of k = 0 in `spectrum`, or -1
+  int64_t unit_mode[4];  ///< index of the unit momentum along each listed axis, or -1
   int axes;
   int replicas;
   int components;
@@ -75,9 +78,13 @@ struct SpectrumSummary {
       double s0 = 0, smin = 0;
       for (int c = 0; c < components; ++c) {
         const Complex* f = spectrum + (static_cast<int64_t>(r) * components + c) * modes;
-        s0 += norm2(f[0]);
-        for (int a = 0; a < axes; ++a) smin += norm2(f[unit_mode[a]]);
-        mean_sum[c] += f[0].re / volume;
+        if (zero_mode >= 0) {
+          s0 += norm2(f[zero_mode]);
+          mean_sum[c] += f[zero_mode].re / volume;
+        }
+        for (int a = 0; a < axes; ++a) {
+          if (unit_mode[a] >= 0) smin += norm2(f[unit_mode[a]]);
+        }
       }
       out[2 * r] = s0 / volume;
       out[2 * r + 1] = smin / (axes * volume);

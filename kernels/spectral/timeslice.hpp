@@ -27,12 +27,17 @@ inline std::vector<int64_t> timeslice_momenta(int d, int per_axis) {
 }
 
 /// Column-major V_s x 2 n_p matrix: column 2j = cos(p_j . x), column 2j + 1 = sin(p_j . x), for
-/// spatial sites x in row-major order over axes 0 .. d-2. The same doubles on both backends.
+/// spatial sites x in row-major order over axes 0 .. d-2 of the box of `extents` starting at
+/// global coordinates `origin` (a rank's box; the whole lattice when both are empty). The same
+/// doubles on both backends.
 inline std::vector<double> plane_wave_matrix(const std::vector<int64_t>& dims,
-                                             const std::vector<int64_t>& momenta) {
+                                             const std::vector<int64_t>& momenta,
+                                             const std::vector<int64_t>& origin = {},
+                                             const std::vector<int64_t>& extents = {}) {
   const int spatial = static_cast<int>(dims.size()) - 1;
+  const std::vector<int64_t>& box = extents.empty() ? dims : extents;
   int64_t volume = 1;
-  for (int a = 0; a < spatial; ++a) volume *= dims[a];
+  for (int a = 0; a < spatial; ++a) volume *= box[a];
   const int64_t count = spatial > 0 ? static_cast<int64_t>(momenta.size()) / spatial : 1;
   const double two_pi = 6.283185307179586476925286766559;
   std::vector<double> w(static_cast<size_t>(volume * 2 * count));
@@ -42,8 +47,8 @@ inline std::vector<double> plane_wave_matrix(const std::vector<int64_t>& dims,
       double phase = 0;
       int64_t rest = x;
       for (int a = spatial - 1; a >= 0; --a) {
-        const int64_t coordinate = rest % dims[a];
-        rest /= dims[a];
+        const int64_t coordinate = rest % box[a] + (origin.empty() ? 0 : origin[a]);
+        rest /= box[a];
         const int64_t turns = (momenta[j * spatial + a] * coordinate) % dims[a];
         phase += static_cast<double>(turns) / static_cast<double>(dims[a]);
       }

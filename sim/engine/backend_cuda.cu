@@ -43,14 +43,11 @@ void select_cuda_device(int device) {
 std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
   select_cuda_device(settings.cuda_device);
   EngineSettings box = settings;  // a decomposed engine holds its box with the ghost layers
-  size_t gathered = 0;            // and rank 0 the whole field for the spectra
-  if (decomposed(settings)) {
+  if (decomposed(settings)) {     // (its spectra are taken on the host)
     box.dims = Decomposition(settings.dims, settings.parallel_grid, settings.communicator->size())
                    .storage_extents();
-    if (settings.communicator->rank() == 0)
-      gathered = spectral_bytes(settings) - spectral_bytes(box);
   }
-  const size_t needed = engine_bytes(box) + gathered;
+  const size_t needed = engine_bytes(box);
   size_t free_bytes = 0, total_bytes = 0;
   LATTICA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (needed > free_bytes) {

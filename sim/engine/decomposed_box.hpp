@@ -179,6 +179,23 @@ class DecomposedBox {
                      });
   }
 
+  /// The way back: `interior` (as interior_of_box gives it) into the storage-shaped `box`,
+  /// whose ghost layers it leaves alone.
+  void interior_into_box(const void* interior, void* box, size_t site_bytes) const {
+    for_each_replica(interior, volume_of(decomposition_.box()), box, lattice_.volume(), site_bytes,
+                     [&](const unsigned char* from, unsigned char* to) {
+                       decomposition_.interior_into_box(comm_.rank(), from, to, site_bytes);
+                     });
+  }
+
+  /// Both colours' ghost layers from the neighbouring boxes, after a move of every site
+  /// (`storage`: the units of every replica); later work on the main stream waits for them.
+  void exchange_all(void* storage) {
+    exec_.side_waits_for_main();
+    for (int colour : {0, 1}) exchange(colour, static_cast<unsigned char*>(storage));
+    exec_.main_waits_for_side();
+  }
+
   const Decomposition& decomposition() const { return decomposition_; }
 
  private:

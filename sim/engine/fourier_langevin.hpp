@@ -2,6 +2,12 @@
 // The whole-lattice Fourier-accelerated Langevin pass of a LatticeEngine, unadjusted or
 // Metropolis-adjusted (MALA): its buffers, FFT plan, step size and the free kernel's shift,
 // sequencing the functors of kernels/spectral/langevin.hpp on either backend.
+//
+// Decomposed over ranks (the CPU backend), each step moves the rank's box to its slab of axis 0
+// (BoxSlabs), takes the step there through the distributed FFT (SlabFft), adding the sums of
+// the acceptance and the shift over the ranks, moves the slab back and exchanges the ghosts.
+// The noise is keyed by the whole lattice's sites, so the chain is the single process's to
+// rounding.
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +18,9 @@
 #include "kernels/lattice/checkerboard.hpp"
 #include "kernels/spectral/complex.hpp"
 #include "kernels/spectral/langevin.hpp"
+#include "sim/engine/decomposed_box.hpp"
+#include "sim/parallel/box_slabs.hpp"
+#include "sim/parallel/slab_fft.hpp"
 
 namespace lattica {
 
@@ -21,26 +30,44 @@ class FourierLangevin {
   using Params = typename Model::Params;
 
  public:
-  /// `exec` must outlive this object; step is the Langevin time step epsilon.
-  FourierLangevin(const Exec& exec, const std::vector<int64_t>& dims, int replicas, double step)
+  /// `exec` and `box` (this rank's box, CpuExec only; null when the lattice is not decomposed)
+  /// must outlive this object; the step is settings.langevin_step, the time step epsilon.
+  FourierLangevin(const Exec& exec, const EngineSettings& settings, DecomposedBox<Exec, D>* box)
       : exec_(exec),
-        replicas_(replicas),
-        step_(step),
-        fft_(exec.make_fft(dims, replicas)),
-        volume_(fft_->real_size()),
-        modes_(fft_->complex_size()),
-        proposal_(exec.template allocate<Spin>(replicas * volume_)),
-        force_(exec.template allocate<double>(replicas * volume_)),
-        work_(exec.template allocate<double>(replicas * volume_)),
-        force_modes_(exec.template allocate<Complex>(replicas * modes_)),
-        work_modes_(exec.template allocate<Complex>(replicas * modes_)),
-        local_(exec.template allocate<MalaLocal>(replicas)),
-        quadratic_(exec.template allocate<double>(2 * replicas)),
-        accept_(exec.template allocate<uint8_t>(replicas)),
-        accepted_total_(exec.template allocate<long long>(1)),
-        inverse_kernel_(exec.template allocate<double>(modes_)) {
-    kernel_.rank = static_cast<int>(dims.size());
-    for (int a = 0; a < kernel_.rank; ++a) kernel_.dims[a] = dims[a];
+        replicas_(settings.replicas),
+        step_(settings.langevin_step),
+        box_(box),
+        total_volume_(volume_of(settings.dims)) {
+    if (box_) {
+      Communicator& ranks = box_->communicator();
+      slab_fft_ = std::make_unique<SlabFft>(ranks, settings.dims, replicas_);
+      slabs_ = std::make_unique<BoxSlabs>(ranks, box_->decomposition(), slab_fft_->row_split(),
+                                          replicas_, sizeof(Spin));
+      volume_ = slabs_->slab_sites();
+      modes_ = slab_fft_->local_complex_size() / replicas_;
+      const int d = static_cast<int>(settings.dims.size());
+      first_site_ = slab_fft_->first_row() * (total_volume_ / settings.dims[0]);
+      kernel_.first_mode =
+          slab_fft_->first_row() * (half_spectrum_size(settings.dims.data(), d) / settings.dims[0]);
+      interior_ = exec.template allocate<Spin>(replicas_ * slabs_->box_sites());
+      slab_field_ = exec.template allocate<Spin>(replicas_ * volume_);
+    } else {
+      fft_ = exec.make_fft(settings.dims, replicas_);
+      volume_ = fft_->real_size();
+      modes_ = fft_->complex_size();
+    }
+    proposal_ = exec.template allocate<Spin>(replicas_ * volume_);
+    force_ = exec.template allocate<double>(replicas_ * volume_);
+    work_ = exec.template allocate<double>(replicas_ * volume_);
+    force_modes_ = exec.template allocate<Complex>(replicas_ * modes_);
+    work_modes_ = exec.template allocate<Complex>(replicas_ * modes_);
+    local_ = exec.template allocate<MalaLocal>(replicas_);
+    quadratic_ = exec.template allocate<double>(2 * replicas_);
+    accept_ = exec.template allocate<uint8_t>(replicas_);
+    accepted_total_ = exec.template allocate<long long>(1);
+    inverse_kernel_ = exec.template allocate<double>(modes_);
+    kernel_.rank = static_cast<int>(settings.dims.size());
+    for (int a = 0; a < kernel_.rank; ++a) kernel_.dims[a] = settings.dims[a];
     kernel_.inverse = inverse_kernel_.data();
     reset_acceptance();
   }
@@ -53,10 +80,12 @@ class FourierLangevin {
   /// shift is 0 and the free field is sampled exactly. A shift above the true curvature only
   /// slows the step down, one below it can make the unadjusted dynamics diverge, so the first
   /// estimate (from the start configuration, hot or cold) takes <phi^2> at least 1, the
-  /// minima of the local potential.
-  void set_shift(const Params& p, const Spin* spins) {
+  /// minima of the local potential. spins: the storage (as step() takes it); lexicographic:
+  /// scratch of its size. Decomposed: collective.
+  void set_shift(const Checkerboard<D>& lattice, const Params& p, const Spin* spins,
+                 Spin* lexicographic) {
     kernel_.kappa = p.kappa;
-    kernel_.shift = p.lambda == 0.0 ? 0.0 : hartree_shift(p, spins);
+    kernel_.shift = p.lambda == 0.0 ? 0.0 : hartree_shift(lattice, p, spins, lexicographic);
     exec_.for_each(modes_, kernel_);
     shift_ready_ = true;
   }
@@ -74,51 +103,23 @@ class FourierLangevin {
   double step() const { return step_; }
   void set_step(double step) { step_ = step; }
 
-  /// One Langevin step of every replica (MALA when `adjusted`). spins: checkerboard storage,
-  /// updated in place; lexicographic: scratch of the same size. Asynchronous.
+  /// One Langevin step of every replica (MALA when `adjusted`). spins: checkerboard storage
+  /// (decomposed: this rank's box with its ghosts, which are exchanged afterwards), updated in
+  /// place; lexicographic: scratch of the same size. Asynchronous; decomposed: collective.
   void step(const Checkerboard<D>& lattice, const Params& p, Spin* spins, Spin* lexicographic,
             bool adjusted, uint64_t sweep, uint32_t pass) {
-    const int64_t sites = replicas_ * volume_;
-    const double a = std::exp(-step_);
     exec_.to_lexicographic(lattice, spins, lexicographic, replicas_);
-    exec_.for_each(sites, LangevinForces<Model>{p, kernel_.shift, lexicographic, force_.data(),
-                                                work_.data(), volume_, sweep, pass});
-    fft_->forward(force_.data(), force_modes_.data());
-    fft_->forward(work_.data(), work_modes_.data());
-    if (adjusted) queue_quadratic(0);
-    exec_.for_each(replicas_ * modes_,
-                   LangevinDisplacement{inverse_kernel_.data(), force_modes_.data(),
-                                        work_modes_.data(), modes_, a});
-    fft_->inverse(work_modes_.data(), work_.data());
-    const double inverse_volume = 1.0 / static_cast<double>(volume_);
-    if (!adjusted) {
-      exec_.for_each(
-          sites, LangevinMove<Spin>{lexicographic, work_.data(), lexicographic, a, inverse_volume});
-      exec_.from_lexicographic(lattice, lexicographic, spins, replicas_);
-      return;
+    if (!box_) {
+      step_field(p, lexicographic, adjusted, sweep, pass);
+    } else {
+      box_->interior_of_box(lexicographic, interior_.data(), sizeof(Spin));
+      slabs_->to_slab(interior_.data(), slab_field_.data());
+      step_field(p, slab_field_.data(), adjusted, sweep, pass);
+      slabs_->to_box(slab_field_.data(), interior_.data());
+      box_->interior_into_box(interior_.data(), lexicographic, sizeof(Spin));
     }
-    exec_.for_each(sites, LangevinMove<Spin>{lexicographic, work_.data(), proposal_.data(), a,
-                                             inverse_volume});
-    // F(phi') into work_, its spectrum for F' A^{-1} F'.
-    exec_.for_each(sites, LangevinForces<Model>{p, kernel_.shift, proposal_.data(), work_.data(),
-                                                nullptr, volume_, sweep, pass});
-    fft_->forward(work_.data(), force_modes_.data());
-    queue_quadratic(1);
-    for (int r = 0; r < replicas_; ++r) {
-      const int64_t offset = r * volume_;
-      exec_.template reduce_sum_into<MalaLocal>(
-          volume_,
-          MalaLocalTerms<Model>{p, kernel_.shift, a, lexicographic + offset,
-                                proposal_.data() + offset, force_.data() + offset,
-                                work_.data() + offset},
-          local_.data() + r);
-    }
-    exec_.for_each(1, MalaDecide{local_.data(), quadratic_.data(), accept_.data(),
-                                 accepted_total_.data(), p.seed, sweep, pass, replicas_, a});
-    exec_.for_each(sites,
-                   MalaApply<Spin>{accept_.data(), proposal_.data(), lexicographic, volume_});
     exec_.from_lexicographic(lattice, lexicographic, spins, replicas_);
-    proposals_ += replicas_;
+    if (box_) box_->exchange_all(spins);
   }
 
   /// Fraction of MALA proposals accepted since the last call (-1 when none were made).
@@ -132,11 +133,74 @@ class FourierLangevin {
   }
 
  private:
-  /// lambda (12 <phi^2> - 4), kept where M'(0) >= the floor (see set_shift).
-  double hartree_shift(const Params& p, const Spin* spins) const {
+  /// The step of the lexicographic field held (the whole lattice, or this rank's slab).
+  void step_field(const Params& p, Spin* field, bool adjusted, uint64_t sweep, uint32_t pass) {
     const int64_t sites = replicas_ * volume_;
-    double phi2 = exec_.template reduce_sum<double>(sites, FieldSquared<Spin>{spins}) /
-                  static_cast<double>(sites);
+    const double a = std::exp(-step_);
+    exec_.for_each(sites, LangevinForces<Model>{p, kernel_.shift, field, force_.data(),
+                                                work_.data(), volume_, first_site_, sweep, pass});
+    forward(force_.data(), force_modes_.data());
+    forward(work_.data(), work_modes_.data());
+    if (adjusted) queue_quadratic(0);
+    exec_.for_each(replicas_ * modes_,
+                   LangevinDisplacement{inverse_kernel_.data(), force_modes_.data(),
+                                        work_modes_.data(), modes_, a});
+    inverse(work_modes_.data(), work_.data());
+    const double inverse_volume = 1.0 / static_cast<double>(total_volume_);
+    if (!adjusted) {
+      exec_.for_each(sites, LangevinMove<Spin>{field, work_.data(), field, a, inverse_volume});
+      return;
+    }
+    exec_.for_each(sites,
+                   LangevinMove<Spin>{field, work_.data(), proposal_.data(), a, inverse_volume});
+    // F(phi') into work_, its spectrum for F' A^{-1} F'.
+    exec_.for_each(sites, LangevinForces<Model>{p, kernel_.shift, proposal_.data(), work_.data(),
+                                                nullptr, volume_, first_site_, sweep, pass});
+    forward(work_.data(), force_modes_.data());
+    queue_quadratic(1);
+    for (int r = 0; r < replicas_; ++r) {
+      const int64_t offset = r * volume_;
+      exec_.template reduce_sum_into<MalaLocal>(
+          volume_,
+          MalaLocalTerms<Model>{p, kernel_.shift, a, field + offset, proposal_.data() + offset,
+                                force_.data() + offset, work_.data() + offset},
+          local_.data() + r);
+    }
+    if (box_) {  // each rank's share of the sums (host memory: the CPU backend)
+      sum_over_ranks(box_->communicator(), local_.data(), replicas_);
+      sum_over_ranks(box_->communicator(), quadratic_.data(), 2 * replicas_);
+    }
+    exec_.for_each(1, MalaDecide{local_.data(), quadratic_.data(), accept_.data(),
+                                 accepted_total_.data(), p.seed, sweep, pass, replicas_, a});
+    exec_.for_each(sites, MalaApply<Spin>{accept_.data(), proposal_.data(), field, volume_});
+    proposals_ += replicas_;
+  }
+
+  /// The FFTs of the field held: the single process's, or the distributed one (collective).
+  void forward(const double* in, Complex* out) {
+    if (slab_fft_) return slab_fft_->forward(in, out);
+    fft_->forward(in, out);
+  }
+  void inverse(const Complex* in, double* out) {
+    if (slab_fft_) return slab_fft_->inverse(in, out);
+    fft_->inverse(in, out);
+  }
+
+  /// lambda (12 <phi^2> - 4), kept where M'(0) >= the floor (see set_shift).
+  double hartree_shift(const Checkerboard<D>& lattice, const Params& p, const Spin* spins,
+                       Spin* lexicographic) {
+    const int64_t sites = replicas_ * total_volume_;
+    double sum = 0;
+    if (!box_) {
+      sum = exec_.template reduce_sum<double>(sites, FieldSquared<Spin>{spins});
+    } else {  // this rank's interior (not its ghosts), added over the ranks
+      exec_.to_lexicographic(lattice, spins, lexicographic, replicas_);
+      box_->interior_of_box(lexicographic, interior_.data(), sizeof(Spin));
+      sum =
+          exec_.template reduce_sum<double>(interior_.size(), FieldSquared<Spin>{interior_.data()});
+      sum_over_ranks(box_->communicator(), &sum, 1);
+    }
+    double phi2 = sum / static_cast<double>(sites);
     if (!shift_ready_) phi2 = std::max(phi2, 1.0);
     const int64_t longest = *std::max_element(kernel_.dims, kernel_.dims + kernel_.rank);
     const double lowest_momentum = 2.0 * std::sin(3.141592653589793 / longest);
@@ -145,13 +209,14 @@ class FourierLangevin {
     return std::max(p.lambda * (12.0 * phi2 - 4.0), floor - m0);
   }
 
-  /// quadratic_[2 r + which] = F A^{-1} F of replica r, from the spectrum in force_modes_.
+  /// quadratic_[2 r + which] = F A^{-1} F of replica r (this rank's share when decomposed),
+  /// from the spectrum in force_modes_.
   void queue_quadratic(int which) {
     for (int r = 0; r < replicas_; ++r) {
       exec_.template reduce_sum_into<double>(
           modes_,
           KernelQuadratic{inverse_kernel_.data(), force_modes_.data() + r * modes_,
-                          kernel_.dims[kernel_.rank - 1], static_cast<double>(volume_)},
+                          kernel_.dims[kernel_.rank - 1], static_cast<double>(total_volume_)},
           quadratic_.data() + 2 * r + which);
     }
   }
@@ -165,10 +230,16 @@ class FourierLangevin {
   const Exec& exec_;
   int replicas_;
   double step_;
+  DecomposedBox<Exec, D>* box_;  ///< this rank's box, or null
   FreeKernel kernel_{};
   bool shift_ready_ = false;
-  std::unique_ptr<typename Exec::Fft> fft_;
-  int64_t volume_, modes_;
+  std::unique_ptr<typename Exec::Fft> fft_;  ///< one process's FFT, or
+  std::unique_ptr<SlabFft> slab_fft_;        ///< the ranks' (decomposed)
+  std::unique_ptr<BoxSlabs> slabs_;          ///< decomposed: box <-> slab
+  int64_t total_volume_;                     ///< sites of the whole lattice
+  int64_t volume_ = 0, modes_ = 0;           ///< sites and modes held per replica
+  int64_t first_site_ = 0;                   ///< whole-lattice index of the first site held
+  typename Exec::template Buffer<Spin> interior_, slab_field_;  ///< decomposed: box, slab
   typename Exec::template Buffer<Spin> proposal_;
   typename Exec::template Buffer<double> force_, work_;  ///< F(phi); noise, displacement, F(phi')
   typename Exec::template Buffer<Complex> force_modes_, work_modes_;
@@ -176,7 +247,7 @@ class FourierLangevin {
   typename Exec::template Buffer<double> quadratic_;
   typename Exec::template Buffer<uint8_t> accept_;
   typename Exec::template Buffer<long long> accepted_total_;
-  typename Exec::template Buffer<double> inverse_kernel_;  ///< 1 / M'(k) on the half spectrum
+  typename Exec::template Buffer<double> inverse_kernel_;  ///< 1 / M'(k) on the modes held
   long long proposals_ = 0;
 };
 

@@ -5,19 +5,19 @@
 //   storage        the configuration, its lexicographic copy and per-replica sums
 //   DecomposedBox  this rank's box and its halo exchange, when the lattice is split
 //   Sweeper        the passes of update.sequence (sim/engine/pass.hpp)
-//   MeasurementQueue, SpectralMeasurements   what measure() queues and collect() returns
+//   MeasurementQueue, Spectra   what measure() queues and collect() returns
 //   SnapshotFrames snapshots copied while the chain goes on
 
 #include <algorithm>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "kernels/backend/cpu_exec.hpp"
 #include "kernels/backend/exec_options.hpp"
 #include "kernels/ensemble/replica_gather.hpp"
 #include "kernels/lattice/checkerboard.hpp"
@@ -56,15 +56,21 @@ class LatticeEngine final : public Engine {
                                                       settings_, params_, tempering_}),
         queue_(exec_, settings.replicas, settings.measurement_capacity),
         estimates_(exec_, sweeper_.estimates(), settings.replicas, settings.measurement_capacity),
-        snapshots_(exec_) {
+        snapshots_(exec_),
+        host_exec_(settings.cpu_threads) {
     tempering_.refresh(params_);
     if (settings.snapshot_bits && !kBitSnapshots) {
       throw InputError("output.snapshot_packing: \"bits\" is for the Ising model only");
     }
-    // Decomposed, rank 0 computes the spectra of the gathered field; the others only send.
-    if (root() && (settings.structure_factor_every > 0 || settings.timeslice_every > 0)) {
-      spectral_.emplace(exec_, settings, Model::field_components(params_));
-      if (box_) whole_lexicographic_ = exec_.template allocate<Spin>(replicas() * volume_);
+    // Decomposed, every rank measures its box on the host, through the distributed FFT.
+    if (settings.structure_factor_every > 0 || settings.timeslice_every > 0) {
+      const int components = Model::field_components(params_);
+      if (box_) {
+        spectral_ =
+            std::make_unique<SpectralMeasurements<CpuExec>>(host_exec_, settings, components);
+      } else {
+        spectral_ = std::make_unique<SpectralMeasurements<Exec>>(exec_, settings, components);
+      }
     }
   }
 
@@ -257,10 +263,6 @@ class LatticeEngine final : public Engine {
   }
 
  private:
-  /// Whether this engine holds the whole lattice's results: alone, or rank 0 of a decomposition
-  /// (which gathers configurations and takes the spectra).
-  bool root() const { return !box_ || box_->communicator().rank() == 0; }
-
   /// This rank's box interior (every replica, lexicographic over the box), and its first
   /// site's global coordinates into `origin`.
   std::vector<unsigned char> box_interior(std::vector<int64_t>& origin) {
@@ -303,29 +305,27 @@ class LatticeEngine final : public Engine {
         Storage::colour_units(lattice_), Storage::replica_units(lattice_));
   }
 
-  /// A measurement's spectral parts, once its sums are queued. Decomposed, the whole field
-  /// goes to rank 0 (a box at a time), which takes the spectra.
+  /// A measurement's spectral parts, once its sums are queued. Decomposed, each rank's box
+  /// goes to the host, where the ranks take the spectra together.
   void measure_rest() {
     sweeper_.record_estimates(estimates_.slot(queue_.queued()));
-    if (structure_factor_due(settings_, measurements_) ||
-        timeslices_due(settings_, measurements_)) {
-      const Spin* source = nullptr;
+    if (spectral_ && (structure_factor_due(settings_, measurements_) ||
+                      timeslices_due(settings_, measurements_))) {
+      const int components = spectral_->components();
       if (box_) {
-        whole_host_.resize(root() ? static_cast<size_t>(replicas() * volume_) : 0);
-        configuration(whole_host_.data());
-        if (root()) exec_.copy_to_device(whole_host_.data(), whole_lexicographic_);
-        source = whole_lexicographic_.data();
+        std::vector<int64_t> origin;
+        const std::vector<unsigned char> interior = box_interior(origin);
+        const int64_t sites = volume_of(box_->decomposition().box());
+        const FieldComponents<Model> fill{params_, reinterpret_cast<const Spin*>(interior.data()),
+                                          spectral_->field(), sites, components};
+        for (int64_t i = 0; i < replicas() * components * sites; ++i) fill(i);
       } else {
         snapshots_.order_after_copies();
-        source = storage_.refresh_lexicographic();
+        exec_.for_each(replicas() * components * volume_,
+                       FieldComponents<Model>{params_, storage_.refresh_lexicographic(),
+                                              spectral_->field(), volume_, components});
       }
-      if (spectral_) {
-        const int components = spectral_->components();
-        exec_.for_each(
-            replicas() * components * volume_,
-            FieldComponents<Model>{params_, source, spectral_->field(), volume_, components});
-        spectral_->measure(measurements_, queue_.queued());
-      }
+      spectral_->measure(measurements_, queue_.queued());
     }
     ++measurements_;
     queue_.push();
@@ -374,8 +374,9 @@ class LatticeEngine final : public Engine {
   Sweeper<Exec, D, Model, Storage> sweeper_;
   MeasurementQueue<Exec, Model> queue_;
   EstimateQueue<Exec> estimates_;
-  std::optional<SpectralMeasurements<Exec>> spectral_;  ///< when measured, on rank 0
+  std::unique_ptr<Spectra> spectral_;  ///< when measured; decomposed: on the host, every rank
   SnapshotFrames<Exec> snapshots_;
+  CpuExec host_exec_;                  ///< the decomposed spectra's
   int64_t measurements_ = 0;           ///< measurements taken so far (the spectral cadence)
   std::vector<int32_t> queued_rungs_;  ///< tempered: [k * replicas + slot] of queued ones
   std::vector<const Params*> record_params_;
@@ -384,9 +385,6 @@ class LatticeEngine final : public Engine {
   typename Exec::template Buffer<Sums> annealing_sums_;
   typename Exec::template Buffer<typename Storage::Unit> gathered_;
   typename Exec::template Buffer<int32_t> gather_sources_;
-  // Decomposed: rank 0's whole configuration for the spectra, on the host and the backend.
-  std::vector<Spin> whole_host_;
-  typename Exec::template Buffer<Spin> whole_lexicographic_;
 };
 
 }  // namespace lattica

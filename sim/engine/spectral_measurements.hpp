@@ -4,6 +4,12 @@
 // time-slice correlators. They start from a lexicographic double field the engine fills
 // (FieldComponents), so they depend on the backend only: sim/engine/spectral_measurements_*
 // compile them once per backend (definitions in spectral_measurements_impl.hpp).
+//
+// Decomposed over ranks (on the CPU backend, in host memory), the field is this rank's box: the
+// structure factor moves it to the rank's slab of axis 0 (BoxSlabs) for the distributed FFT
+// (SlabFft) and keeps the running sums of the rank's rows of the spectrum; the correlators
+// project the box and add the projections over the ranks. Nothing is gathered but the sums at
+// structure_factor().
 
 #include <cstdint>
 #include <memory>
@@ -15,6 +21,9 @@
 
 namespace lattica {
 
+class BoxSlabs;
+class SlabFft;
+
 /// Whether measurement number `measurement` (0, 1, ...) takes the structure factor.
 inline bool structure_factor_due(const EngineSettings& s, int64_t measurement) {
   return s.structure_factor_every > 0 && measurement % s.structure_factor_every == 0;
@@ -24,29 +33,47 @@ inline bool timeslices_due(const EngineSettings& s, int64_t measurement) {
   return s.timeslice_every > 0 && measurement % s.timeslice_every == 0;
 }
 
+/// The spectral measurements as an engine drives them, whatever backend they run on.
+class Spectra {
+ public:
+  virtual ~Spectra() = default;
+  /// The field the engine fills before measure(): [replica][component][site], lexicographic
+  /// over the whole lattice, or over this rank's box when decomposed (then in host memory).
+  virtual double* field() = 0;
+  virtual int components() const = 0;
+  /// Queues what measurement number `measurement` takes (as due) from field(), as row `row`
+  /// of the batch the next collect() returns. Decomposed: collective.
+  virtual void measure(int64_t measurement, int64_t row) = 0;
+  /// Moves the queued spectral values into `out` (its spectral and timeslice parts).
+  /// Decomposed: collective, and every rank gets the whole lattice's values.
+  virtual void collect(MeasurementBatch& out) = 0;
+  /// The structure factor's running sums; false when it is not measured. Decomposed: collective,
+  /// and only rank 0 gets the sums (the others return false).
+  virtual bool structure_factor(StructureFactorSums& out) = 0;
+  /// Continues the running sums of a checkpoint (decomposed: each rank takes its rows).
+  virtual void restore(const StructureFactorSums& sums) = 0;
+};
+
 template <class Exec>
-class SpectralMeasurements {
+class SpectralMeasurements final : public Spectra {
  public:
   /// Buffers, FFT plan and plane waves for the measurements `settings` asks for, over a field
-  /// of `components` components per site. Throws InputError when the queue would not fit.
+  /// of `components` components per site; decomposed when `settings` has several ranks (then
+  /// Exec must be CpuExec). Throws InputError when the queue would not fit.
   SpectralMeasurements(const Exec& exec, const EngineSettings& settings, int components);
-  ~SpectralMeasurements();
+  ~SpectralMeasurements() override;
 
-  /// The field the engine fills before measure(): [replica][component][site], lexicographic.
-  double* field() { return field_.data(); }
-  int components() const { return components_; }
-
-  /// Queues what measurement number `measurement` takes (as due) from field(), as row `row`
-  /// of the batch the next collect() returns.
-  void measure(int64_t measurement, int64_t row);
-  /// Moves the queued spectral values into `out` (its spectral and timeslice parts).
-  void collect(MeasurementBatch& out);
-  /// The structure factor's running sums; false when it is not measured.
-  bool structure_factor(StructureFactorSums& out);
-  /// Continues the running sums of a checkpoint.
-  void restore(const StructureFactorSums& sums);
+  double* field() override { return field_.data(); }
+  int components() const override { return components_; }
+  void measure(int64_t measurement, int64_t row) override;
+  void collect(MeasurementBatch& out) override;
+  bool structure_factor(StructureFactorSums& out) override;
+  void restore(const StructureFactorSums& sums) override;
 
  private:
+  /// Rank 0 gets every rank's `local` running sums, in mode order, in `whole`.
+  void gather_modes(const std::vector<double>& local, std::vector<double>& whole);
+
   void prepare_structure_factor();
   void prepare_timeslices();
   void measure_structure_factor(int64_t row);
@@ -55,12 +82,21 @@ class SpectralMeasurements {
   const Exec& exec_;
   EngineSettings settings_;
   int replicas_;
-  int64_t volume_;
+  int64_t volume_;  ///< of the whole lattice
   int components_;
+  // Decomposed: the ranks, this rank's box (its origin and extents) and sites.
+  Communicator* ranks_ = nullptr;
+  std::vector<int64_t> box_origin_, box_extents_;
+  int64_t sites_;  ///< of the field: the whole lattice, or this rank's box
   typename Exec::template Buffer<double> field_;
-  // Structure factor.
+  // Structure factor (decomposed: over this rank's slab of axis 0, rows of the spectrum).
   std::unique_ptr<typename Exec::Fft> fft_;
-  int64_t modes_ = 0;
+  std::unique_ptr<SlabFft> slab_fft_;
+  std::unique_ptr<BoxSlabs> slabs_;
+  typename Exec::template Buffer<double> slab_field_;
+  int64_t modes_ = 0;       ///< of the spectrum held: all, or this rank's rows
+  int64_t first_mode_ = 0;  ///< the first of them
+  int64_t row_modes_ = 0;   ///< modes of one row of axis 0
   typename Exec::template Buffer<Complex> spectrum_;
   typename Exec::template Buffer<double> power_sum_, power_squares_, mean_field_sum_;
   typename Exec::template Buffer<double> spectral_queue_;  ///< [j][replica][S(0), S(k_min)]

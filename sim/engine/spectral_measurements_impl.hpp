@@ -3,11 +3,16 @@
 // that instantiate it for a backend include this.
 
 #include <algorithm>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "kernels/spectral/timeslice.hpp"
+#include "sim/decomposition.hpp"
 #include "sim/engine/spectral_measurements.hpp"
+#include "sim/parallel/box_slabs.hpp"
+#include "sim/parallel/slab_fft.hpp"
 
 namespace lattica {
 
@@ -19,7 +24,17 @@ SpectralMeasurements<Exec>::SpectralMeasurements(const Exec& exec, const EngineS
       replicas_(settings.replicas),
       volume_(volume_of(settings.dims)),
       components_(components),
-      field_(exec.template allocate<double>(replicas_ * components_ * volume_)) {
+      sites_(volume_) {
+  if (settings.communicator && settings.communicator->size() > 1) {
+    if (std::string(Exec::kBackendName) != "cpu")
+      throw std::logic_error("SpectralMeasurements: a decomposed field is in host memory");
+    ranks_ = settings.communicator.get();
+    const Decomposition boxes(settings.dims, settings.parallel_grid, ranks_->size());
+    box_origin_ = boxes.box_origin(ranks_->rank());
+    box_extents_ = boxes.box();
+    sites_ = volume_of(box_extents_);
+  }
+  field_ = exec.template allocate<double>(replicas_ * components_ * sites_);
   if (settings.structure_factor_every > 0) prepare_structure_factor();
   if (settings.timeslice_every > 0) prepare_timeslices();
 }
@@ -40,6 +55,10 @@ void SpectralMeasurements<Exec>::collect(MeasurementBatch& out) {
   if (!spectral_rows_.empty()) {
     exec_.copy_to_host(spectral_queue_, out.spectral_values.data(),
                        static_cast<int64_t>(out.spectral_values.size()));
+    // Decomposed, each rank queued the share of the modes it holds.
+    if (ranks_)
+      sum_over_ranks(*ranks_, out.spectral_values.data(),
+                     static_cast<int64_t>(out.spectral_values.size()));
   }
   spectral_rows_.clear();
   out.timeslice_rows = timeslice_rows_;
@@ -53,36 +72,76 @@ void SpectralMeasurements<Exec>::collect(MeasurementBatch& out) {
 
 template <class Exec>
 bool SpectralMeasurements<Exec>::structure_factor(StructureFactorSums& out) {
-  if (!fft_) return false;
+  if (settings_.structure_factor_every <= 0) return false;
+  std::vector<double> sum(static_cast<size_t>(modes_)), squares(static_cast<size_t>(modes_));
+  exec_.copy_to_host(power_sum_, sum.data());
+  exec_.copy_to_host(power_squares_, squares.data());
+  gather_modes(sum, out.power_sum);
+  gather_modes(squares, out.power_squares);
+  if (ranks_ && ranks_->rank() != 0) return false;
   out.dims = settings_.dims;
   out.components = components_;
   out.samples = spectral_samples_;
-  out.power_sum.resize(static_cast<size_t>(modes_));
-  out.power_squares.resize(static_cast<size_t>(modes_));
   out.mean_field_sum.resize(static_cast<size_t>(components_));
-  exec_.copy_to_host(power_sum_, out.power_sum.data());
-  exec_.copy_to_host(power_squares_, out.power_squares.data());
-  exec_.copy_to_host(mean_field_sum_, out.mean_field_sum.data());
+  exec_.copy_to_host(mean_field_sum_, out.mean_field_sum.data());  // rank 0 holds k = 0
   out.min_axes = min_axes_;
   return true;
 }
 
 template <class Exec>
+void SpectralMeasurements<Exec>::gather_modes(const std::vector<double>& local,
+                                              std::vector<double>& whole) {
+  if (!ranks_) {
+    whole = local;
+    return;
+  }
+  constexpr int kTag = 11;
+  const AxisSplit& rows = slab_fft_->row_split();
+  if (ranks_->rank() != 0) {
+    if (!local.empty()) ranks_->send(local.data(), local.size() * sizeof(double), 0, kTag);
+    return;
+  }
+  whole.assign(static_cast<size_t>(rows.extent * row_modes_), 0.0);
+  std::copy(local.begin(), local.end(), whole.begin());
+  for (int p = 1; p < ranks_->size(); ++p) {
+    const int64_t count = rows.count(p) * row_modes_;
+    if (count > 0) {
+      ranks_->receive(whole.data() + rows.first(p) * row_modes_,
+                      static_cast<size_t>(count) * sizeof(double), p, kTag);
+    }
+  }
+}
+
+template <class Exec>
 void SpectralMeasurements<Exec>::restore(const StructureFactorSums& sums) {
-  if (!fft_ || sums.samples == 0) return;
-  exec_.copy_to_device(sums.power_sum.data(), power_sum_);
-  exec_.copy_to_device(sums.power_squares.data(), power_squares_);
-  exec_.copy_to_device(sums.mean_field_sum.data(), mean_field_sum_);
+  if (settings_.structure_factor_every <= 0 || sums.samples == 0) return;
+  exec_.copy_to_device(sums.power_sum.data() + first_mode_, power_sum_);
+  exec_.copy_to_device(sums.power_squares.data() + first_mode_, power_squares_);
+  if (first_mode_ == 0) exec_.copy_to_device(sums.mean_field_sum.data(), mean_field_sum_);
   spectral_samples_ = sums.samples;
 }
 
 /// Buffers and FFT plan of the structure factor; the unit momenta along the longest axes.
+/// Decomposed: the distributed FFT, the moves between box and slab, and this rank's modes.
 template <class Exec>
 void SpectralMeasurements<Exec>::prepare_structure_factor() {
   const int d = static_cast<int>(settings_.dims.size());
-  modes_ = half_spectrum_size(settings_.dims.data(), d);
-  fft_ = exec_.make_fft(settings_.dims, replicas_ * components_);
-  spectrum_ = exec_.template allocate<Complex>(replicas_ * components_ * modes_);
+  const int batch = replicas_ * components_;
+  const int64_t all_modes = half_spectrum_size(settings_.dims.data(), d);
+  row_modes_ = all_modes / settings_.dims[0];
+  if (ranks_) {
+    slab_fft_ = std::make_unique<SlabFft>(*ranks_, settings_.dims, batch);
+    const Decomposition boxes(settings_.dims, settings_.parallel_grid, ranks_->size());
+    slabs_ =
+        std::make_unique<BoxSlabs>(*ranks_, boxes, slab_fft_->row_split(), batch, sizeof(double));
+    slab_field_ = exec_.template allocate<double>(batch * slabs_->slab_sites());
+    modes_ = slab_fft_->rows() * row_modes_;
+    first_mode_ = slab_fft_->first_row() * row_modes_;
+  } else {
+    fft_ = exec_.make_fft(settings_.dims, batch);
+    modes_ = all_modes;
+  }
+  spectrum_ = exec_.template allocate<Complex>(batch * modes_);
   power_sum_ = exec_.template allocate<double>(modes_);
   power_squares_ = exec_.template allocate<double>(modes_);
   mean_field_sum_ = exec_.template allocate<double>(components_);
@@ -95,11 +154,22 @@ void SpectralMeasurements<Exec>::prepare_structure_factor() {
   for (int a = 0; a < d; ++a) {
     if (settings_.dims[a] == longest) min_axes_.push_back(a);
   }
-  summary_ = {spectrum_.data(), nullptr,     mean_field_sum_.data(),
-              modes_,           {},          static_cast<int>(min_axes_.size()),
-              replicas_,        components_, static_cast<double>(volume_)};
+  // The index of a mode in the spectrum held, or -1 where another rank holds it.
+  const auto held = [&](int64_t mode) {
+    return mode >= first_mode_ && mode < first_mode_ + modes_ ? mode - first_mode_ : -1;
+  };
+  summary_ = {spectrum_.data(),
+              nullptr,
+              mean_field_sum_.data(),
+              modes_,
+              held(0),
+              {},
+              static_cast<int>(min_axes_.size()),
+              replicas_,
+              components_,
+              static_cast<double>(volume_)};
   for (size_t i = 0; i < min_axes_.size(); ++i)
-    summary_.unit_mode[i] = half_spectrum_unit_mode(settings_.dims.data(), d, min_axes_[i]);
+    summary_.unit_mode[i] = held(half_spectrum_unit_mode(settings_.dims.data(), d, min_axes_[i]));
 }
 
 /// The plane-wave matrix (uploaded once), projections and the queue of correlators.
@@ -109,7 +179,8 @@ void SpectralMeasurements<Exec>::prepare_timeslices() {
   time_ = settings_.dims[d - 1];
   const std::vector<int64_t> momenta = timeslice_momenta(d, settings_.timeslice_momenta_per_axis);
   timeslice_momenta_ = d > 1 ? static_cast<int64_t>(momenta.size()) / (d - 1) : 1;
-  const std::vector<double> waves = plane_wave_matrix(settings_.dims, momenta);
+  const std::vector<double> waves =
+      plane_wave_matrix(settings_.dims, momenta, box_origin_, box_extents_);
   plane_waves_ = exec_.template allocate<double>(static_cast<int64_t>(waves.size()));
   exec_.copy_to_device(waves.data(), plane_waves_);
   projections_ =
@@ -125,12 +196,14 @@ void SpectralMeasurements<Exec>::prepare_timeslices() {
   timeslice_queue_ = exec_.template allocate<double>(entries);
 }
 
-/// Queues the time-slice correlators of every replica (no host wait).
+/// Queues the time-slice correlators of every replica (no host wait; decomposed: collective, the
+/// projections of the boxes added over the ranks).
 template <class Exec>
 void SpectralMeasurements<Exec>::measure_timeslices(int64_t row) {
-  const int64_t spatial_volume = volume_ / time_;
-  exec_.matmul_batched(time_, 2 * timeslice_momenta_, spatial_volume, field_.data(), volume_,
+  const int64_t spatial_sites = sites_ / time_;  // the box's, when decomposed
+  exec_.matmul_batched(time_, 2 * timeslice_momenta_, spatial_sites, field_.data(), sites_,
                        plane_waves_.data(), projections_.data(), replicas_ * components_);
+  if (ranks_) sum_over_ranks(*ranks_, projections_.data(), projections_.size());
   const int64_t per_measurement = replicas_ * time_ * timeslice_momenta_;
   double* out =
       timeslice_queue_.data() + static_cast<int64_t>(timeslice_rows_.size()) * per_measurement;
@@ -143,7 +216,12 @@ void SpectralMeasurements<Exec>::measure_timeslices(int64_t row) {
 /// Queues one structure-factor measurement of every replica from the field.
 template <class Exec>
 void SpectralMeasurements<Exec>::measure_structure_factor(int64_t row) {
-  fft_->forward(field_.data(), spectrum_.data());
+  if (slab_fft_) {
+    slabs_->to_slab(field_.data(), slab_field_.data());
+    slab_fft_->forward(slab_field_.data(), spectrum_.data());
+  } else {
+    fft_->forward(field_.data(), spectrum_.data());
+  }
   exec_.for_each(modes_,
                  AccumulatePower{spectrum_.data(), power_sum_.data(), power_squares_.data(), modes_,
                                  replicas_, components_, static_cast<double>(volume_)});

@@ -55,7 +55,6 @@ SlabFft::SlabFft(Communicator& comm, const std::vector<int64_t>& dims, int batch
   if (rows() > 0) {
     rows_fft_ = std::make_unique<CpuFft>(
         row_dims, static_cast<int>(checked_int(batch_ * rows(), "batch of rows")));
-    rows_buffer_.resize(static_cast<size_t>(local_complex_size()));
   }
   int64_t rows_total = 0, columns_total = 0;
   for (int p = 0; p < ranks_; ++p) {
@@ -88,13 +87,16 @@ SlabFft::SlabFft(Communicator& comm, const std::vector<int64_t>& dims, int batch
 SlabFft::~SlabFft() = default;
 
 void SlabFft::forward(const double* in, Complex* out) {
-  if (rows_fft_) rows_fft_->forward(in, rows_buffer_.data());
-  rows_to_columns(rows_buffer_.data());
+  // The rows' transform goes straight into `out`, which the columns' transform then overwrites.
+  if (rows_fft_) rows_fft_->forward(in, out);
+  rows_to_columns(out);
   transform_columns(true);
   columns_to_rows(out);
 }
 
 void SlabFft::inverse(const Complex* in, double* out) {
+  // `in` is kept, so the rows' spectrum needs a buffer of its own (made at the first inverse).
+  rows_buffer_.resize(static_cast<size_t>(local_complex_size()));
   rows_to_columns(in);
   transform_columns(false);
   columns_to_rows(rows_buffer_.data());

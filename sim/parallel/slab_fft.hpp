@@ -39,6 +39,8 @@ class SlabFft {
 
   /// The rows of axis 0 this rank holds, of the field and of the spectrum alike.
   int64_t first_row() const { return rows_.first(rank_); }
+  /// Every rank's rows of axis 0.
+  const AxisSplit& row_split() const { return rows_; }
   int64_t rows() const { return rows_.count(rank_); }
   /// Elements of this rank's field, [batch][rows()][dims[1]]...[dims[d-1]], and spectrum,
   /// [batch][rows()][dims[1]]...[dims[d-1] / 2 + 1].

@@ -96,10 +96,11 @@ void MeasurementSink::write() {
 
 void MeasurementSink::write_results() {
   writer_.drain();
+  StructureFactorSums structure_factor;  // decomposed: every rank takes part, rank 0 gets them
+  const bool spectra = engine_.structure_factor(structure_factor);
   if (!output_) return;
   output_->write_histograms(engine_.histograms());
-  StructureFactorSums structure_factor;
-  if (engine_.structure_factor(structure_factor)) output_->write_structure_factor(structure_factor);
+  if (spectra) output_->write_structure_factor(structure_factor);
   output_->write_step_tuning(engine_.step_tuning());
   output_->write_tempering(engine_.tempering());
 }

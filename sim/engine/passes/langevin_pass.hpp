@@ -1,12 +1,14 @@
 #pragma once
 // Fourier-accelerated Langevin and MALA entries (phi^4): whole-lattice moves through the
-// field's Fourier modes (sim/engine/fourier_langevin.hpp). During thermalization the kernel's
-// shift is re-estimated after every block, and with tuning the MALA step is rescaled towards
-// the target acceptance as the Metropolis step is.
+// field's Fourier modes (sim/engine/fourier_langevin.hpp), on one process or, on the CPU
+// backend, on the ranks of a decomposed lattice through the distributed FFT. During
+// thermalization the kernel's shift is re-estimated after every block, and with tuning the MALA
+// step is rescaled towards the target acceptance as the Metropolis step is.
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "sim/engine/fourier_langevin.hpp"
 #include "sim/engine/pass.hpp"
@@ -22,14 +24,12 @@ class LangevinPass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mode
 
  public:
   explicit LangevinPass(const PassContext<Exec, D, Model, Storage>& context)
-      : c_(context),
-        integrator_(checked(context).exec, context.settings.dims, context.settings.replicas,
-                    context.settings.langevin_step) {}
+      : c_(context), integrator_(checked(context).exec, context.settings, context.box) {}
 
   bool handles(UpdateAlgorithm algorithm) const override { return is_whole_lattice(algorithm); }
 
   void run(UpdateAlgorithm algorithm, uint32_t index, uint64_t sweep, bool, Sums*) override {
-    if (!integrator_.shift_ready()) integrator_.set_shift(c_.params, c_.storage.sites());
+    if (!integrator_.shift_ready()) set_shift();
     integrator_.step(c_.lattice, c_.params, c_.storage.sites(), c_.storage.scratch(),
                      algorithm == UpdateAlgorithm::mala, sweep, index);
   }
@@ -37,7 +37,7 @@ class LangevinPass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mode
   /// The kernel's shift is re-estimated from the field (always: it is not an input), then the
   /// MALA acceptance is read and, with tuning, the step rescaled.
   void end_thermalization(uint64_t) override {
-    integrator_.set_shift(c_.params, c_.storage.sites());
+    set_shift();
     acceptance_ = integrator_.take_acceptance();
     if (c_.settings.tune_step && acceptance_ >= 0) {
       integrator_.set_step(
@@ -65,14 +65,19 @@ class LangevinPass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mode
   }
 
  private:
-  /// The context, once it is one these moves work on: a lattice held by one process.
+  void set_shift() {
+    integrator_.set_shift(c_.lattice, c_.params, c_.storage.sites(), c_.storage.scratch());
+  }
+
+  /// The context, once it is one these moves work on: one process, or CPU ranks (the
+  /// distributed FFT works in host memory).
   static const PassContext<Exec, D, Model, Storage>& checked(
       const PassContext<Exec, D, Model, Storage>& c) {
-    if (c.box) {
+    if (c.box && std::string_view(Exec::kBackendName) != "cpu") {
       throw InputError(
-          "update.sequence: langevin and mala move the whole lattice through its "
-          "Fourier modes; they are not available with " +
-          std::to_string(c.settings.communicator->size()) + " ranks yet");
+          "update.sequence: langevin and mala on " +
+          std::to_string(c.settings.communicator->size()) +
+          " ranks need the CPU backend (run.backend = \"cpu\"); GPU ranks are not supported yet");
     }
     if (c.tempering.on()) {  // the Fourier kernel has one set of couplings
       throw InputError(
