@@ -62,7 +62,9 @@ RunSummary RunLoop::run(const Checkpoint* resume) {
   finish();
 
   summary_.sweeps = sweep_;
-  summary_.collective_snapshots = snapshots_.collective_frames();
+  summary_.streamed_snapshots = snapshots_.streamed_frames();
+  summary_.collective_snapshots = snapshots_.collective();
+  summary_.snapshot_seconds = snapshots_.stream_seconds();
   summary_.seconds = seconds_since(start);
   summary_.site_updates_per_ns = summary_.seconds > 0
                                      ? static_cast<double>(sweep_ - summary_.first_sweep) *

@@ -1,5 +1,6 @@
 #include "sim/run/snapshot_sink.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -37,12 +38,20 @@ void SnapshotSink::take(int64_t sweep) {
 
 void SnapshotSink::stream(int64_t sweep) {
   writer_.drain();  // this thread writes the file now: no job may write beside it
-  if (collective_) return write_collectively(sweep);
-  if (output_) output_->begin_snapshot(sweep);
-  engine_.stream_snapshot([output = output_](const std::vector<int64_t>& origin,
-                                             const std::vector<int64_t>& extents, const void* box) {
-    output->write_snapshot_block(origin, extents, box);  // rank 0 only
-  });
+  const auto start = std::chrono::steady_clock::now();
+  if (collective_) {
+    write_collectively(sweep);
+  } else {
+    if (output_) output_->begin_snapshot(sweep);
+    engine_.stream_snapshot([output = output_](const std::vector<int64_t>& origin,
+                                               const std::vector<int64_t>& extents,
+                                               const void* box) {
+      output->write_snapshot_block(origin, extents, box);  // rank 0 only
+    });
+  }
+  ++streamed_frames_;
+  stream_seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 void SnapshotSink::write_collectively(int64_t sweep) {
@@ -63,7 +72,6 @@ void SnapshotSink::write_collectively(int64_t sweep) {
                                       *ranks_);
   });
   if (output_) output_->reopen_after_frame();
-  ++collective_frames_;
 }
 
 }  // namespace lattica

@@ -31,8 +31,11 @@ class SnapshotSink {
   /// slot's previous frame is written, and queues its write.
   void take(int64_t sweep);
 
-  /// Frames that every rank wrote itself (parallel HDF5) so far.
-  int64_t collective_frames() const { return collective_frames_; }
+  /// A decomposed run's frames so far: how many, whether every rank wrote its box itself
+  /// (parallel HDF5) or rank 0 wrote them a box at a time, and the seconds they took.
+  int64_t streamed_frames() const { return streamed_frames_; }
+  bool collective() const { return collective_; }
+  double stream_seconds() const { return stream_seconds_; }
 
  private:
   /// A decomposed engine's snapshot (collective), written before take() returns: by every rank
@@ -48,7 +51,8 @@ class SnapshotSink {
   std::vector<int64_t> dims_;
   Communicator* ranks_;
   bool collective_ = false;  ///< frames written by every rank (parallel HDF5)
-  int64_t collective_frames_ = 0;
+  int64_t streamed_frames_ = 0;
+  double stream_seconds_ = 0.0;
   std::array<uint64_t, Engine::kSnapshotSlots> slot_jobs_{};  ///< the job writing each slot
   int next_slot_ = 0;
 };
