@@ -106,6 +106,7 @@ class MpiCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int local_rank() const override { return local_rank_; }
+  const void* mpi_comm() const override { return &comm_; }
 
   void allgather(const void* mine, void* all, size_t bytes) override {
     if (bytes > kMaxMessageBytes) throw std::length_error("allgather: more than 1 GiB per rank");

@@ -50,6 +50,10 @@ class Communicator {
   /// Splits off the ranks of the same `colour` (collective), ordered by rank; null for ranks
   /// that pass colour < 0.
   virtual std::unique_ptr<Communicator> split(int colour) = 0;
+
+  /// The MPI communicator of these ranks (a const MPI_Comm*, for MPI-IO), or null where there
+  /// is none (this process alone, or a build without MPI).
+  virtual const void* mpi_comm() const { return nullptr; }
 };
 
 /// This process alone.

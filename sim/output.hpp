@@ -35,6 +35,8 @@ struct RunMetadata {
   double field = 0.0;
   int hits = 0;  ///< continuous models: Metropolis proposals per site and pass
   SnapshotFormat snapshot{ElementType::int8, 1, "spins +1/-1 (int8)"};
+  /// A decomposed run's box extents, which snapshot chunks follow; empty: the whole lattice.
+  std::vector<int64_t> snapshot_box;
   int64_t structure_factor_every = 0;  ///< 0: no /correlators/structure_factor
   int64_t timeslice_every = 0;         ///< 0: no /correlators/timeslice
   int timeslice_momenta = 1;
@@ -102,6 +104,20 @@ class OutputFile {
   /// the snapshot format (bit-packed: 8 sites of the last axis a byte).
   void write_snapshot_block(const std::vector<int64_t>& origin, const std::vector<int64_t>& extents,
                             const void* box);
+
+  /// Whether the chunks of a new frame get their place in the file when it is appended (files
+  /// made since snapshots are written collectively), which close_for_frame() needs.
+  bool snapshot_chunks_placed_early() const;
+  /// For a decomposed run's frame that every rank writes (parallel HDF5): appends the frame after
+  /// `sweep` sweeps (its sweep; the configuration's chunks placed, not written), then closes the
+  /// file, every object in it first, so that the ranks can open it over MPI-IO and write their
+  /// boxes (write_snapshot_frame_collectively). Returns the path of the file (a resumed run's
+  /// working copy until published). Precondition: snapshot_chunks_placed_early().
+  std::string close_for_frame(int64_t sweep);
+  /// Opens the file again after close_for_frame() and the ranks' writes, with every series as it
+  /// was. The frame's committed_length is raised by the next flush(), as for a frame written by
+  /// write_snapshot_block().
+  void reopen_after_frame();
 
   /// Appends per-measurement structure-factor values: sweeps[j] and values[(j * R + r) * 2 +
   /// {0, 1}] = S(0), S(k_min), with xi_2 from them.

@@ -17,6 +17,9 @@ struct RunSummary {
   int64_t sweeps = 0;
   int64_t measurements = 0;
   int64_t snapshots = 0;
+  int64_t streamed_snapshots = 0;     ///< of them, a decomposed run's, written at once:
+  bool collective_snapshots = false;  ///< by every rank (parallel HDF5), or through rank 0
+  double snapshot_seconds = 0.0;      ///< the seconds these took
   double seconds = 0.0;
   double site_updates_per_ns = 0.0;  ///< every pass of the update sequence counts
   int64_t first_sweep = 0;           ///< where this invocation started (resumed runs: > 0)

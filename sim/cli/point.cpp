@@ -85,6 +85,9 @@ RunMetadata metadata(const Config& config, const Engine& engine, const Communica
       meta.rung_couplings.emplace_back(name, std::move(values));
     }
   }
+  // Snapshot chunks follow the boxes of a decomposed run.
+  if (world.size() > 1)
+    meta.snapshot_box = Decomposition(config.dims, config.parallel_grid, world.size()).box();
   return meta;
 }
 
@@ -111,6 +114,13 @@ void report_finished(const Config& config, const Engine& engine, const RunSummar
                static_cast<long long>(engine.volume()), engine.replicas(),
                static_cast<long long>(s.measurements), static_cast<long long>(s.snapshots),
                s.seconds, s.site_updates_per_ns, engine.backend_name().c_str());
+  if (s.streamed_snapshots > 0) {
+    std::fprintf(stderr, "sim: %lld snapshots written %s in %.3f s\n",
+                 static_cast<long long>(s.streamed_snapshots),
+                 s.collective_snapshots ? "collectively (parallel HDF5: every rank its box)"
+                                        : "through rank 0 (a box at a time)",
+                 s.snapshot_seconds);
+  }
   const StepTuning t = engine.step_tuning();
   if (t.applies) {
     if (t.acceptance >= 0)

@@ -160,6 +160,10 @@ class Engine {
   /// Sends every rank's box of the configuration to rank 0 in turn (collective), which calls
   /// `box` for each, its own first; only one box is in rank 0's memory at a time.
   virtual void stream_snapshot(const SnapshotBox& /*box*/) {}
+  /// Calls `box` once with this rank's own box of the configuration, as stream_snapshot() gives
+  /// it, for snapshots that every rank writes itself (parallel HDF5). Not collective.
+  /// Precondition: streams_snapshots().
+  virtual void own_snapshot_box(const SnapshotBox& /*box*/) {}
   /// The state after the sweeps so far. Precondition: queued() == 0 (collect() first).
   virtual EngineState state() = 0;
   /// Continues from a state() of an engine of the same settings (either backend), instead of

@@ -160,19 +160,16 @@ class LatticeEngine final : public Engine {
 
   bool streams_snapshots() const override { return box_ != nullptr; }
   void stream_snapshot(const SnapshotBox& take) override {
-    std::vector<int64_t> origin;
-    std::vector<unsigned char> interior = box_interior(origin);
-    if (kBitSnapshots && settings_.snapshot_bits) {  // 8 sites of the last axis a byte
-      std::vector<unsigned char> packed(interior.size() / 8);
-      const PackSpinBits<LexicographicSpinBits> pack{
-          {reinterpret_cast<const int8_t*>(interior.data())}, packed.data(), 0};
-      for (size_t i = 0; i < packed.size(); ++i) pack(static_cast<int64_t>(i));
-      interior = std::move(packed);
-    }
+    const std::vector<unsigned char> box = snapshot_box();
     const Decomposition& d = box_->decomposition();
-    box_->to_root_in_turn(interior.data(), interior.size(), [&](int rank, const void* data) {
+    box_->to_root_in_turn(box.data(), box.size(), [&](int rank, const void* data) {
       take(d.box_origin(rank), d.box(), data);
     });
+  }
+  void own_snapshot_box(const SnapshotBox& take) override {
+    const std::vector<unsigned char> box = snapshot_box();
+    const Decomposition& d = box_->decomposition();
+    take(d.box_origin(box_->communicator().rank()), d.box(), box.data());
   }
 
   EngineState state() override {
@@ -274,6 +271,21 @@ class LatticeEngine final : public Engine {
     std::vector<unsigned char> interior(static_cast<size_t>(replicas() * volume_of(d.box())) *
                                         sizeof(Spin));
     box_->interior_of_box(box.data(), interior.data(), sizeof(Spin));
+    return interior;
+  }
+
+  /// This rank's box interior in the snapshot format (bit-packed: 8 sites of the last axis a
+  /// byte).
+  std::vector<unsigned char> snapshot_box() {
+    std::vector<int64_t> origin;
+    std::vector<unsigned char> interior = box_interior(origin);
+    if (kBitSnapshots && settings_.snapshot_bits) {
+      std::vector<unsigned char> packed(interior.size() / 8);
+      const PackSpinBits<LexicographicSpinBits> pack{
+          {reinterpret_cast<const int8_t*>(interior.data())}, packed.data(), 0};
+      for (size_t i = 0; i < packed.size(); ++i) pack(static_cast<int64_t>(i));
+      interior = std::move(packed);
+    }
     return interior;
   }
 

@@ -135,6 +135,20 @@ void StructureFactorOutput::close() {
   group_.reset();
 }
 
+void StructureFactorOutput::detach() {
+  if (!exists()) return;
+  series_.detach();
+  H5_CHECK(H5Gclose(group_.release()));
+  detached_ = true;
+}
+
+void StructureFactorOutput::attach(hid_t file) {
+  if (!detached_) return;
+  group_ = open_group(file, "correlators/structure_factor");
+  series_.attach(file);
+  detached_ = false;
+}
+
 void TimesliceOutput::create(hid_t correlators, const std::vector<int64_t>& dims, int replicas,
                              int64_t every, int momenta_per_axis) {
   series_ = RecordSeries::create(correlators, "timeslice",

@@ -34,11 +34,16 @@ class StructureFactorOutput {
 
   void close();
 
+  /// Closes the group and its series to be opened again by attach() (RecordSeries::detach).
+  void detach();
+  void attach(hid_t file);
+
  private:
   std::vector<int64_t> dims_;
   int replicas_ = 1;
   H5Id group_;
   RecordSeries series_;
+  bool detached_ = false;
 };
 
 /// /correlators/timeslice: every `every`-th measurement's C(dt, p), with the momenta p.
@@ -61,6 +66,10 @@ class TimesliceOutput {
   void append(const std::vector<int64_t>& sweeps, const std::vector<double>& values);
 
   void close() { series_.close(); }
+
+  /// Closes the series to be opened again by attach() (RecordSeries::detach).
+  void detach() { series_.detach(); }
+  void attach(hid_t file) { series_.attach(file); }
 
  private:
   RecordSeries series_;

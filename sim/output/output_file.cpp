@@ -9,6 +9,7 @@
 #include "sim/output/file_copy.hpp"
 #include "sim/output/hdf5.hpp"
 #include "sim/output/results.hpp"
+#include "sim/output/snapshot_box.hpp"
 #include "sim/version.hpp"
 
 namespace lattica {
@@ -30,22 +31,6 @@ hid_t snapshot_type(ElementType type) {
   return H5T_NATIVE_INT8;
 }
 
-/// Snapshot chunks: one frame, cut along the leading axes to at most 64 MiB (HDF5 caps a
-/// chunk at 4 GiB, and smaller chunks keep partial reads cheap).
-std::vector<hsize_t> snapshot_chunk(const std::vector<hsize_t>& row, size_t element_bytes) {
-  std::vector<hsize_t> chunk{1};
-  chunk.insert(chunk.end(), row.begin(), row.end());
-  auto bytes = [&] {
-    hsize_t b = element_bytes;
-    for (hsize_t c : chunk) b *= c;
-    return b;
-  };
-  for (size_t axis = 1; axis < chunk.size() && bytes() > (hsize_t(64) << 20); ++axis) {
-    while (chunk[axis] > 1 && bytes() > (hsize_t(64) << 20)) chunk[axis] = (chunk[axis] + 1) / 2;
-  }
-  return chunk;
-}
-
 /// The columns of /snapshots: one frame [R,] L0, ... [/ 8 when bit-packed] [, components] a
 /// row, and the sweeps.
 std::vector<Column> snapshot_columns(const RunMetadata& m) {
@@ -61,8 +46,11 @@ std::vector<Column> snapshot_columns(const RunMetadata& m) {
       (f.components > 1 ? " x components" : "") +
       (f.bit_packed ? " (the last axis in bytes of 8 sites)" : "") +
       " in lexicographic order (last lattice axis fastest)";
-  std::vector<hsize_t> chunk = snapshot_chunk(row, H5Tget_size(type));
-  return {Column{"configuration", type, std::move(row), std::move(chunk), description},
+  std::vector<hsize_t> chunk = snapshot_chunk(row, m.snapshot_box, m.replicas, H5Tget_size(type));
+  // Early allocation: a frame's chunks get their place in the file when the frame is appended,
+  // so that the ranks can write them collectively without changing the file's metadata (parallel
+  // HDF5 does not reliably place chunks while writing). Nothing is written there before.
+  return {Column{"configuration", type, std::move(row), std::move(chunk), description, true},
           make_column("sweep", H5T_NATIVE_INT64, {}, 256,
                       "sweeps completed when each frame was taken")};
 }
@@ -278,31 +266,45 @@ void OutputFile::begin_snapshot(int64_t sweep) { snapshots_.append(1, {nullptr, 
 
 void OutputFile::write_snapshot_block(const std::vector<int64_t>& origin,
                                       const std::vector<int64_t>& extents, const void* box) {
-  // The frame's axes: [replicas,] the lattice's (the last in bytes when bit-packed)
-  // [, components], as snapshot_columns() made them.
-  H5Id space(H5_CHECK(H5Dget_space(snapshots_.column(0))), H5Sclose);
-  std::vector<hsize_t> frame(
-      static_cast<size_t>(H5_CHECK(H5Sget_simple_extent_ndims(space.get()))));
-  H5_CHECK(H5Sget_simple_extent_dims(space.get(), frame.data(), nullptr));
-  frame.erase(frame.begin());  // the frames' axis
-  std::vector<hsize_t> start, count;
-  if (replicas_ > 1) {
-    start.push_back(0);
-    count.push_back(static_cast<hsize_t>(replicas_));
-  }
-  const size_t d = dims_.size();
-  for (size_t a = 0; a < d; ++a) {
-    start.push_back(static_cast<hsize_t>(origin[a]));
-    count.push_back(static_cast<hsize_t>(extents[a]));
-  }
-  const hsize_t packing = static_cast<hsize_t>(dims_.back()) / frame[start.size() - 1];
-  start.back() /= packing;  // 1, or 8 sites a byte
-  count.back() /= packing;
-  for (size_t a = start.size(); a < frame.size(); ++a) {  // the components
-    start.push_back(0);
-    count.push_back(frame[a]);
-  }
-  snapshots_.write_block(0, snapshots_.length() - 1, start, count, box);
+  const FrameBlock b = snapshot_box_block(snapshots_.column(0), dims_, replicas_, origin, extents);
+  snapshots_.write_block(0, snapshots_.length() - 1, b.start, b.count, box);
+}
+
+bool OutputFile::snapshot_chunks_placed_early() const {
+  H5Id plist(H5_CHECK(H5Dget_create_plist(snapshots_.column(0))), H5Pclose);
+  H5D_alloc_time_t when = H5D_ALLOC_TIME_DEFAULT;
+  H5_CHECK(H5Pget_alloc_time(plist.get(), &when));
+  return when == H5D_ALLOC_TIME_EARLY;
+}
+
+std::string OutputFile::close_for_frame(int64_t sweep) {
+  begin_snapshot(sweep);  // its chunks placed, not written
+  // Every open object goes, so that the file is closed for good (not merely dereferenced) and
+  // the ranks can open it over MPI-IO.
+  observables_.detach();
+  snapshots_.detach();
+  structure_factor_.detach();
+  timeslices_.detach();
+  tempering_.detach();
+  for (RecordSeries& series : further_) series.detach();
+  const ssize_t open = H5_CHECK(H5Fget_obj_count(file_.get(), H5F_OBJ_ALL));
+  if (open != 1)
+    throw HdfError("close_for_frame: " + std::to_string(open - 1) + " objects of " + path_ +
+                   " still open");
+  H5_CHECK(H5Fclose(file_.release()));
+  return working_path_.empty() ? path_ : working_path_;
+}
+
+void OutputFile::reopen_after_frame() {
+  const std::string& path = working_path_.empty() ? path_ : working_path_;
+  file_ = H5Id(H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDWR, file_access().get())), H5Fclose);
+  const hid_t root = file_.get();
+  observables_.attach(root);
+  snapshots_.attach(root);
+  structure_factor_.attach(root);
+  timeslices_.attach(root);
+  tempering_.attach(root);
+  for (RecordSeries& series : further_) series.attach(root);
 }
 
 void OutputFile::append_structure_factor_series(const std::vector<int64_t>& sweeps,

@@ -20,6 +20,7 @@ H5Id create_extendable(hid_t parent, const Column& c) {
       H5Sclose);
   H5Id plist(H5_CHECK(H5Pcreate(H5P_DATASET_CREATE)), H5Pclose);
   H5_CHECK(H5Pset_chunk(plist.get(), static_cast<int>(c.chunk.size()), c.chunk.data()));
+  if (c.allocate_early) H5_CHECK(H5Pset_alloc_time(plist.get(), H5D_ALLOC_TIME_EARLY));
   return H5Id(H5_CHECK(H5Dcreate2(parent, c.name.c_str(), c.type, space.get(), H5P_DEFAULT,
                                   plist.get(), H5P_DEFAULT)),
               H5Dclose);
@@ -86,6 +87,7 @@ RecordSeries RecordSeries::create(hid_t parent, const char* name,
     s.sets_.push_back(create_extendable(s.group_.get(), c));
     if (!c.description.empty())
       write_string_attribute(s.sets_.back().get(), "description", c.description);
+    s.names_.push_back(c.name);
     s.types_.push_back(c.type);
     s.rows_.push_back(c.row);
   }
@@ -99,6 +101,7 @@ RecordSeries RecordSeries::open(hid_t parent, const char* path, const std::vecto
   s.group_ = open_group(parent, path);
   for (const Column& c : columns) {
     s.sets_.push_back(open_set(s.group_.get(), c.name.c_str()));
+    s.names_.push_back(c.name);
     s.types_.push_back(c.type);
     s.rows_.push_back(c.row);
   }
@@ -126,6 +129,26 @@ void RecordSeries::commit() { set_int64_attribute(group_.get(), "committed_lengt
 void RecordSeries::close() {
   sets_.clear();
   group_.reset();
+}
+
+void RecordSeries::detach() {
+  if (!exists()) return;
+  const ssize_t size = H5_CHECK(H5Iget_name(group_.get(), nullptr, 0));
+  std::string path(static_cast<size_t>(size) + 1, '\0');
+  H5_CHECK(H5Iget_name(group_.get(), path.data(), path.size()));
+  path.resize(static_cast<size_t>(size));
+  // Closed one by one, so that a failure is reported.
+  for (H5Id& set : sets_) H5_CHECK(H5Dclose(set.release()));
+  sets_.clear();
+  H5_CHECK(H5Gclose(group_.release()));
+  path_ = std::move(path);
+}
+
+void RecordSeries::attach(hid_t file) {
+  if (path_.empty()) return;
+  group_ = open_group(file, path_.c_str());
+  for (const std::string& name : names_) sets_.push_back(open_set(group_.get(), name.c_str()));
+  path_.clear();
 }
 
 }  // namespace lattica

@@ -17,6 +17,7 @@ struct Column {
   std::vector<hsize_t> row;      ///< shape of one row; empty: one value per row
   std::vector<hsize_t> chunk;    ///< chunk shape (rank 1 + row's); used when created
   std::string description;       ///< its description attribute when created; empty: none
+  bool allocate_early = false;   ///< chunks get their place in the file as rows are appended
 };
 
 /// A column whose chunks hold `rows` whole rows.
@@ -67,7 +68,15 @@ class RecordSeries {
   /// Closes the group and its columns.
   void close();
 
+  /// Closes the group and its columns but keeps what they are, for attach() to open them again
+  /// in the same file (reopened); nothing when the series does not exist.
+  void detach();
+  /// Opens a detach()ed series again in `file` (its root), rows and length as they were.
+  void attach(hid_t file);
+
  private:
+  std::string path_;                ///< the group's path from the root, while detached
+  std::vector<std::string> names_;  ///< the columns' names
   H5Id group_;
   std::vector<H5Id> sets_;
   std::vector<hid_t> types_;

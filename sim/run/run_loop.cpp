@@ -27,7 +27,7 @@ RunLoop::RunLoop(const Config& config, Engine& engine, OutputFile* output, Progr
       output_(output),
       schedule_(config),
       measurements_(config, engine, output, writer_),
-      snapshots_(engine, output, writer_),
+      snapshots_(engine, output, writer_, config.dims, ranks),
       stop_(config, ranks),
       progress_(progress, schedule_.total(), config.progress_minutes),
       ranks_(ranks) {}
@@ -62,6 +62,9 @@ RunSummary RunLoop::run(const Checkpoint* resume) {
   finish();
 
   summary_.sweeps = sweep_;
+  summary_.streamed_snapshots = snapshots_.streamed_frames();
+  summary_.collective_snapshots = snapshots_.collective();
+  summary_.snapshot_seconds = snapshots_.stream_seconds();
   summary_.seconds = seconds_since(start);
   summary_.site_updates_per_ns = summary_.seconds > 0
                                      ? static_cast<double>(sweep_ - summary_.first_sweep) *

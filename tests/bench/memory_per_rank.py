@@ -9,7 +9,8 @@ lattice, for runs that add one kind of step each to the final snapshot every run
 
 A benchmark program, not a test: the figures depend on the machine and its libraries.
 
-Usage: memory_per_rank.py SIM MPIRUN [--dims 256,256,256] [--ranks 1,2,4] [--json FILE]"""
+Usage: memory_per_rank.py SIM MPIRUN [--dims 256,256,256] [--ranks 1,2,4]
+       [--steps snapshot,checkpoint,spectral] [--json FILE]"""
 import argparse
 import json
 import os
@@ -65,12 +66,13 @@ def main():
     p.add_argument("mpirun")
     p.add_argument("--dims", default="256,256,256")
     p.add_argument("--ranks", default="1,2,4")
+    p.add_argument("--steps", default=",".join(STEPS))
     p.add_argument("--json")
     args = p.parse_args()
     dims = args.dims.replace(",", ", ")
     rows = []
     with tempfile.TemporaryDirectory() as work:
-        for step in STEPS:
+        for step in args.steps.split(","):
             path = os.path.join(work, f"{step}.toml")
             with open(path, "w") as f:
                 f.write(input_text(dims, step))
