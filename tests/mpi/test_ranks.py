@@ -122,7 +122,7 @@ EXTRA_INPUT = {"ising3d_spectral": SPECTRAL,
                "ising2d_tempering": '[update]\nsequence = ["metropolis", "swendsen_wang"]\n'
                                     '[tempering]\nbeta = [0.38, 0.42, 0.46]\nh = [0.0, 0.02, 0.05]\n'
                                     'exchange_every = 2\n',
-               "ising2d_feedback": '[tempering]\nbeta = [0.3, 0.33, 0.36, 0.6]\nfeedback = 2\n'}
+               "ising2d_feedback": '[tempering]\nbeta = [0.3, 0.33, 0.36, 0.42]\nfeedback = 2\n'}
 
 
 def write_input(name, text):

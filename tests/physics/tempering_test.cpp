@@ -9,8 +9,10 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <string>
 #include <vector>
 
+#include "sim/checkpoint.hpp"
 #include "tests/support/exact_ising.hpp"
 #include "tests/support/exact_potts.hpp"
 #include "tests/support/kaufman.hpp"
@@ -145,9 +147,14 @@ TEST(TemperingFeedback, ResumesMidTuningAndAfterItAsUninterrupted) {
     first->initialize();
     std::vector<double> values;
     advance_measuring(*first, 0, cut, values);
-    const EngineState checkpoint = first->state();
+    Checkpoint checkpoint;  // through a checkpoint file, as sim writes and reads it
+    checkpoint.engine = first->state();
+    checkpoint.sweep = cut;
+    const std::string file = testing::TempDir() + "lattica_feedback.checkpoint";
+    write_checkpoint(file, checkpoint);
     auto second = make_cpu_engine(s);
-    second->restore(checkpoint);
+    second->restore(read_checkpoint(file).engine);
+    std::remove(file.c_str());
     advance_measuring(*second, cut, 300, values);
     const TemperingState t = second->tempering();
     EXPECT_EQ(values, reference_values) << "cut at " << cut;
