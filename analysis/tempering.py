@@ -116,7 +116,9 @@ def feedback_ladder(couplings, up_fraction, floor=1e-3):
     Mech. (2006) P03018): the ladder with the same ends whose rungs are spaced by the density
     eta(c) ~ sqrt(|df/dc| / dc) of the measured up-going fraction f(k), which places rungs
     where f changes fastest (the bottlenecks) and flattens the round-trip current. A rung
-    never visited by a labelled configuration (f < 0) leaves the ladder as it is."""
+    never visited by a labelled configuration (f < 0) leaves the ladder as it is. sim applies
+    the same rule during thermalization (tempering.feedback; feedback_ladder in
+    sim/engine/tempering_ladder.hpp); tests hold both to one hand-computed step."""
     c = np.asarray(couplings, dtype=np.float64)
     f = np.asarray(up_fraction, dtype=np.float64)
     if len(c) < 3 or np.any(f < 0):

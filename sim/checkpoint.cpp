@@ -161,6 +161,10 @@ std::vector<unsigned char> serialize(const Checkpoint& c) {
     w.put(t.round_trip_sweeps);
     w.put(t.up_visits);
     w.put(t.down_visits);
+    // The feedback-optimised ladder, appended: checkpoints from before it still read.
+    w.put(t.ladder);
+    w.put(t.feedback_up_fraction);
+    w.put(t.feedback_ladders);
   }
   return w.bytes;
 }
@@ -256,6 +260,11 @@ Checkpoint deserialize(Reader& r, bool parts) {
     t.round_trip_sweeps = r.get_vector<int64_t>();
     t.up_visits = r.get_vector<int64_t>();
     t.down_visits = r.get_vector<int64_t>();
+    if (!r.done()) {
+      t.ladder = r.get_vector<double>();
+      t.feedback_up_fraction = r.get_vector<double>();
+      t.feedback_ladders = r.get_vector<double>();
+    }
     if (t.rungs < 2) r.fail("a tempering ladder of " + std::to_string(t.rungs) + " rungs");
   }
   if (!r.done()) r.fail("unexpected data after the end");

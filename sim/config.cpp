@@ -99,6 +99,8 @@ EngineSettings Config::engine_settings() const {
   s.tempering.lambda = tempering_lambda;
   s.tempering.field = tempering_h;
   s.tempering.exchange_every = exchange_every;
+  s.tempering.feedback = static_cast<int>(tempering_feedback);
+  s.tempering.thermalization = thermalization;
   // A tempered run's replicas: run.replicas ladders of one slot per rung (validation keeps the
   // product within kMaxReplicas; clamped here for configurations not yet validated).
   s.replicas = static_cast<int>(std::min<int64_t>(

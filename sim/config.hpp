@@ -83,6 +83,7 @@ struct Config {
   /// place of the model's key of the same name; and the sweeps between exchange rounds.
   std::vector<double> tempering_beta, tempering_kappa, tempering_lambda, tempering_h;
   int64_t exchange_every = 1;
+  int64_t tempering_feedback = 0;          ///< tempering.feedback: steps of the ladder's feedback
   bool multicanonical = false;             ///< a [multicanonical] section is given
   int64_t muca_walkers = 1024;             ///< multicanonical.walkers
   int64_t muca_sweeps_per_iteration = 10;  ///< multicanonical.sweeps_per_iteration

@@ -52,6 +52,7 @@ struct RunMetadata {
   std::vector<std::pair<std::string, std::vector<double>>> rung_couplings;
   std::vector<std::string> tempered;
   int64_t exchange_every = 1;
+  int feedback = 0;  ///< tempering.feedback: steps of the feedback-optimised ladder
 };
 
 class OutputFile {
@@ -173,7 +174,8 @@ class OutputFile {
   StructureFactorOutput structure_factor_;
   TimesliceOutput timeslices_;
   int rungs_ = 0;
-  RecordSeries tempering_;  ///< /tempering (tempered runs): replica_rung, log_weight, sweep
+  std::string tuned_coupling_;  ///< the ladder the feedback moves ("beta", ...), or empty
+  RecordSeries tempering_;      ///< /tempering (tempered runs): replica_rung, log_weight, sweep
   std::deque<RecordSeries> further_;  ///< create_series()'s
 };
 

@@ -42,6 +42,7 @@ RunMetadata config_metadata(const Config& config) {
   meta.seed = config.seed;
   meta.rungs = config.rungs();
   meta.exchange_every = config.exchange_every;
+  meta.feedback = static_cast<int>(config.tempering_feedback);
   for (const config::TemperedCoupling& t : config::tempered_couplings()) {
     if (!(config.*t.ladder).empty()) meta.tempered.push_back(t.key);
   }

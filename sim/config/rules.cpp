@@ -94,6 +94,10 @@ void check_annealing(Config& c, Reader& r) {
 
 /// Parallel tempering's rules: ladders of one length, few enough replicas, and no option that
 /// needs one set of couplings.
+/// Exchange rounds each part of a feedback-tuned thermalization needs at least, so that f(k)
+/// has some visits behind it.
+constexpr int64_t kMinFeedbackRounds = 10;
+
 void check_tempering(Config& c, Reader& r) {
   const int rungs = c.rungs();
   if (rungs == 0) return;
@@ -159,6 +163,36 @@ void check_tempering(Config& c, Reader& r) {
                  shortest(1.0 / (2.0 * d)));
       break;
     }
+  }
+}
+
+/// The feedback-optimised ladder moves one ladder's interior rungs, and each of its
+/// thermalization parts needs exchange rounds to measure f(k) from.
+void check_ladder_feedback(const Config& c, Reader& r) {
+  const toml::node* node = r.find("tempering", "feedback");
+  if (!node || c.tempering_feedback == 0 || c.rungs() == 0) return;
+  std::string ladders;
+  for (const TemperedCoupling& t : tempered_couplings())
+    if (!(c.*t.ladder).empty())
+      ladders += (ladders.empty() ? "tempering." : ", tempering.") + std::string(t.key);
+  if (ladders.find(',') != std::string::npos) {
+    r.fail(*node, "tempering.feedback",
+           "moves one ladder, but " + ladders +
+               " are given; the feedback cannot place rungs for several couplings at once");
+  } else if (c.rungs() < 3) {
+    r.fail(*node, "tempering.feedback",
+           "needs a ladder of at least 3 rungs: it moves the interior ones, and " + ladders +
+               " has " + std::to_string(c.rungs()));
+  } else if (c.thermalization / (c.tempering_feedback + 1) <
+             kMinFeedbackRounds * c.exchange_every) {
+    r.fail(*node, "tempering.feedback",
+           "splits run.thermalization = " + std::to_string(c.thermalization) + " into " +
+               std::to_string(c.tempering_feedback + 1) + " parts of " +
+               std::to_string(c.thermalization / (c.tempering_feedback + 1)) +
+               " sweeps; each needs at least " + std::to_string(kMinFeedbackRounds) +
+               " exchange rounds (" + std::to_string(kMinFeedbackRounds * c.exchange_every) +
+               " sweeps at tempering.exchange_every = " + std::to_string(c.exchange_every) +
+               "): raise run.thermalization or lower tempering.feedback");
   }
 }
 
@@ -235,6 +269,7 @@ void check_multicanonical(const Config& c, Reader& r) {
 /// Rules between keys, after every key is read.
 void check_cross_key_rules(Config& c, Reader& r) {
   check_tempering(c, r);  // first: it sets the tempered couplings to their first rung
+  check_ladder_feedback(c, r);
   check_multicanonical(c, r);
   check_annealing(c, r);  // ... and this model.beta to the schedule's largest
   const toml::node* algorithm_node = r.find("update", "algorithm");

@@ -339,6 +339,17 @@ std::vector<KeySpec> make_specs() {
           .explained("sweeps between exchange rounds",
                      "sweeps between exchange rounds; rounds alternate between the pairs of "
                      "rungs (0, 1), (2, 3), ... and (1, 2), (3, 4), ..."),
+      KeySpec("tempering", "feedback", K::integer, &Config::tempering_feedback)
+          .defaults_to(0)
+          .range(0, 1000)
+          .when(has_ladder, "one ladder (`tempering.beta`, `kappa`, `lambda` or `h`)")
+          .refused_with("needs a ladder: tempering.beta, tempering.kappa, tempering.lambda or "
+                        "tempering.h")
+          .explained("feedback steps of the ladder during thermalization (0: as given)",
+                     "N > 0: the ladder's interior rungs are moved N times during "
+                     "thermalization, before sweeps i x run.thermalization / (N + 1), by the "
+                     "feedback rule of Katzgraber et al. (2006) from the measured f(k); then "
+                     "frozen for the measurements. 0: the ladder as given"),
       // [multicanonical]
       KeySpec("multicanonical", "walkers", K::integer, &Config::muca_walkers)
           .defaults_to(1024)
@@ -500,7 +511,8 @@ const std::vector<std::pair<const char*, const char*>>& keys_annealing_replaces(
       {"measure", "timeslice"},
       {"tempering", "beta"},
       {"tempering", "h"},
-      {"tempering", "exchange_every"}};
+      {"tempering", "exchange_every"},
+      {"tempering", "feedback"}};
   return keys;
 }
 

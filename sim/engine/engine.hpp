@@ -81,6 +81,11 @@ struct TemperingState {
   std::vector<int64_t> round_trip_sweeps;  ///< each completed round trip's length in sweeps
   std::vector<int64_t> up_visits;          ///< [rung]: exchange rounds it held a +1 slot
   std::vector<int64_t> down_visits;        ///< [rung]: ... a -1 slot
+  /// Feedback-optimised ladder (tempering.feedback > 0; else all empty): the tempered
+  /// coupling of every rung now, and the f(k) each feedback step used and the ladder it made,
+  /// [step][rung] flattened.
+  std::vector<double> ladder;
+  std::vector<double> feedback_up_fraction, feedback_ladders;
 };
 
 /// Everything an engine needs to continue its chain exactly where it was (checkpoints): with

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "kernels/lattice/packable.hpp"
@@ -31,12 +32,36 @@ struct TemperingSettings {
   /// The tempered couplings, each empty (the model's value for every rung) or one per rung.
   std::vector<double> beta, kappa, lambda, field;
   int64_t exchange_every = 1;  ///< sweeps between exchange rounds (alternating even, odd pairs)
+  /// Feedback-optimised ladder: N > 0 feedback steps of the one tempered ladder, before sweeps
+  /// i * thermalization / (N + 1), i = 1 .. N (the last part thermalizes the frozen ladder).
+  int feedback = 0;
+  int64_t thermalization = 0;  ///< sweeps of the run's thermalization (for the feedback)
 
   /// Rungs of a ladder; 0: no tempering.
   int rungs() const {
     size_t n = 0;
     for (const auto* list : {&beta, &kappa, &lambda, &field}) n = std::max(n, list->size());
     return static_cast<int>(n);
+  }
+
+  /// Sweeps between feedback steps: thermalization / (feedback + 1).
+  int64_t feedback_interval() const { return thermalization / (feedback + 1); }
+
+  /// Whether a feedback step of the ladder comes before sweep `sweep`.
+  bool feedback_due(uint64_t sweep) const {
+    const int64_t every = feedback > 0 ? feedback_interval() : 0;
+    return every > 0 && sweep > 0 && sweep % static_cast<uint64_t>(every) == 0 &&
+           sweep / static_cast<uint64_t>(every) <= static_cast<uint64_t>(feedback);
+  }
+
+  /// The tempered ladder the feedback moves: the first given (validation allows only one).
+  const std::vector<double>& tuned_ladder() const {
+    for (const auto* list : {&beta, &kappa, &lambda, &field})
+      if (!list->empty()) return *list;
+    throw std::logic_error("tempering: no ladder to tune");
+  }
+  std::vector<double>& tuned_ladder() {
+    return const_cast<std::vector<double>&>(std::as_const(*this).tuned_ladder());
   }
 };
 

@@ -7,6 +7,7 @@
 // ranks of a decomposed run, so every backend and rank count takes the same ones.
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/communicator.hpp"
@@ -26,7 +27,10 @@ class Tempering {
   /// Every rung's Params for lattice dimension d, and the slots at their starting rungs.
   /// Throws InputError when the replicas are not whole ladders. `settings` must outlive it.
   Tempering(const Exec& exec, const EngineSettings& settings, int d)
-      : exec_(exec), settings_(settings), volume_(static_cast<double>(volume_of(settings.dims))) {
+      : exec_(exec),
+        settings_(settings),
+        d_(d),
+        volume_(static_cast<double>(volume_of(settings.dims))) {
     const int rungs = settings.tempering.rungs();
     if (rungs == 0) return;
     if (settings.replicas % rungs != 0)
@@ -34,6 +38,7 @@ class Tempering {
     for (int k = 0; k < rungs; ++k)
       rung_params_.push_back(model_params(Model{}, at_rung(settings, k), d));
     state_ = initial_tempering(rungs, settings.replicas / rungs);
+    if (settings.tempering.feedback > 0) state_.ladder = settings.tempering.tuned_ladder();
     table_ = exec.template allocate<Params>(settings.replicas);
     host_table_.resize(static_cast<size_t>(settings.replicas));
     sums_ = exec.template allocate<Sums>(settings.replicas);
@@ -62,10 +67,21 @@ class Tempering {
 
   /// The exchange round due before sweep `sweep`, if one is: each slot's sums (`storage`'s,
   /// summed over `ranks` when decomposed), the round on the host, and the new table.
+  /// A feedback step of the ladder comes first when one is due (tempering.feedback): from the
+  /// visit counts, which every backend and rank has alike, so all move the ladder alike.
   template <class Storage>
   void before_sweep(uint64_t sweep, const Storage& storage, const Params& shared,
                     Communicator* ranks) {
-    if (!on() || !exchange_due(sweep, settings_.tempering.exchange_every)) return;
+    if (!on()) return;
+    const bool feedback = settings_.tempering.feedback_due(sweep);
+    if (feedback) {
+      feedback_step(state_);
+      use_ladder(state_.ladder);
+    }
+    if (!exchange_due(sweep, settings_.tempering.exchange_every)) {
+      if (feedback) refresh(shared);
+      return;
+    }
     storage.sums_into(shared, sums_.data());
     exec_.copy_to_host(sums_, host_sums_.data());
     if (ranks) sum_over_ranks(*ranks, host_sums_.data(), static_cast<int64_t>(host_sums_.size()));
@@ -84,13 +100,26 @@ class Tempering {
   void restore(const TemperingState& state, const Params& shared) {
     if (!on()) return;
     check_tempering_state(state, state_.rungs, state_.rung_of_slot.size());
+    if (state.ladder.empty() != state_.ladder.empty())
+      throw std::invalid_argument("restore: the checkpoint's ladder feedback does not match");
     state_ = state;
+    if (!state_.ladder.empty()) use_ladder(state_.ladder);
     refresh(shared);
   }
 
  private:
+  /// Rebuilds every rung's Params with `ladder` as the tempered coupling (the table follows at
+  /// the next refresh()).
+  void use_ladder(const std::vector<double>& ladder) {
+    EngineSettings tuned = settings_;
+    tuned.tempering.tuned_ladder() = ladder;
+    for (int k = 0; k < state_.rungs; ++k)
+      rung_params_[static_cast<size_t>(k)] = model_params(Model{}, at_rung(tuned, k), d_);
+  }
+
   const Exec& exec_;
   const EngineSettings& settings_;
+  int d_;
   double volume_;
   std::vector<Params> rung_params_;
   TemperingState state_;

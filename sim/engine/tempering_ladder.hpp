@@ -5,6 +5,7 @@
 // couplings among slots; configurations never move.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -87,12 +88,75 @@ void exchange_round(TemperingState& t, uint64_t seed, uint64_t sweep, int64_t ex
   track_round_trips(t, sweep);
 }
 
+/// f(k) = up / (up + down) visits of every rung; -1 for a rung no labelled slot visited.
+inline std::vector<double> up_fractions(const TemperingState& t) {
+  std::vector<double> f;
+  for (size_t k = 0; k < t.up_visits.size(); ++k) {
+    const int64_t visits = t.up_visits[k] + t.down_visits[k];
+    f.push_back(visits > 0 ? static_cast<double>(t.up_visits[k]) / static_cast<double>(visits)
+                           : -1.0);
+  }
+  return f;
+}
+
+/// One step of the feedback optimisation of Katzgraber, Trebst, Huse and Troyer (J. Stat. Mech.
+/// (2006) P03018): the ladder with the same ends whose rungs are spaced by the density
+/// eta(c) ~ sqrt(|df/dc| / dc), constant on each interval, which moves rungs to where f changes
+/// fastest. |df| is floored at `floor` so that every interval keeps some rungs' worth of density
+/// and the result stays strictly monotone. Returns `couplings` unchanged when a rung has no f
+/// (f < 0) or there are no interior rungs. analysis/tempering.py's feedback_ladder is the same
+/// rule (tests hold both to one hand-computed answer).
+inline std::vector<double> feedback_ladder(const std::vector<double>& couplings,
+                                           const std::vector<double>& up_fraction,
+                                           double floor = 1e-3) {
+  const size_t n = couplings.size();
+  if (n < 3 || up_fraction.size() != n ||
+      std::any_of(up_fraction.begin(), up_fraction.end(), [](double f) { return f < 0; }))
+    return couplings;
+  std::vector<double> mass(n, 0.0);  // the density's integral up to each rung
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const double dc = std::fabs(couplings[i + 1] - couplings[i]);
+    const double slope = std::max(std::fabs(up_fraction[i + 1] - up_fraction[i]), floor) / dc;
+    mass[i + 1] = mass[i] + std::sqrt(slope / dc) * dc;
+  }
+  std::vector<double> next = couplings;
+  size_t i = 0;
+  for (size_t k = 1; k + 1 < n; ++k) {
+    // Rung k takes the k / (n - 1) quantile of the mass, linear on each interval.
+    const double goal = mass[n - 1] * static_cast<double>(k) / static_cast<double>(n - 1);
+    while (i + 2 < n && mass[i + 1] < goal) ++i;
+    const double share = (goal - mass[i]) / (mass[i + 1] - mass[i]);
+    next[k] = couplings[i] + share * (couplings[i + 1] - couplings[i]);
+  }
+  // Rounding could tie two rungs of a nearly degenerate ladder: keep the old one then.
+  for (size_t k = 0; k + 1 < n; ++k)
+    if ((next[k + 1] - next[k]) * (couplings[n - 1] - couplings[0]) <= 0) return couplings;
+  return next;
+}
+
+/// A feedback step of the ladder in `t` (t.ladder: the tempered coupling now): records f(k) and
+/// the new ladder, moves t.ladder to it, and restarts the statistics (pair acceptances, round
+/// trips, direction visits) so that they describe the new ladder. The slots keep their
+/// directions: where a configuration last was stays true.
+inline void feedback_step(TemperingState& t) {
+  const std::vector<double> f = up_fractions(t);
+  t.ladder = feedback_ladder(t.ladder, f);
+  t.feedback_up_fraction.insert(t.feedback_up_fraction.end(), f.begin(), f.end());
+  t.feedback_ladders.insert(t.feedback_ladders.end(), t.ladder.begin(), t.ladder.end());
+  for (auto* counts : {&t.attempts, &t.accepts, &t.up_visits, &t.down_visits})
+    std::fill(counts->begin(), counts->end(), 0);
+  t.round_trip_sweeps.clear();
+}
+
 /// Checks that a restored state fits a run of `rungs` rungs and `slots` slots.
 inline void check_tempering_state(const TemperingState& t, int rungs, size_t slots) {
   if (t.rungs != rungs || t.rung_of_slot.size() != slots || t.direction.size() != slots ||
       t.bottom_sweep.size() != slots || t.attempts.size() != static_cast<size_t>(rungs - 1) ||
       t.accepts.size() != t.attempts.size() || t.up_visits.size() != static_cast<size_t>(rungs) ||
-      t.down_visits.size() != t.up_visits.size())
+      t.down_visits.size() != t.up_visits.size() ||
+      (!t.ladder.empty() && t.ladder.size() != static_cast<size_t>(rungs)) ||
+      t.feedback_up_fraction.size() % static_cast<size_t>(rungs) != 0 ||
+      t.feedback_ladders.size() != t.feedback_up_fraction.size())
     throw std::invalid_argument("restore: the tempering state does not match the ladder");
   std::vector<int> seen(static_cast<size_t>(rungs));
   for (size_t s = 0; s < slots; ++s) {

@@ -95,8 +95,16 @@ RecordSeries create_tempering(hid_t root, const RunMetadata& m) {
   std::string tempered;
   for (const std::string& name : m.tempered) tempered += (tempered.empty() ? "" : ",") + name;
   write_string_attribute(group, "tempered", tempered);
-  for (const auto& [name, values] : m.rung_couplings)
+  for (const auto& [name, values] : m.rung_couplings) {
     write_vector(group, name.c_str(), values, "the coupling of every rung, rung order");
+    if (m.feedback > 0 && name == m.tempered.front())
+      write_vector(group, "ladder_input", values,
+                   "the input's ladder of " + name + ", before the feedback moved it");
+  }
+  if (m.feedback > 0) {
+    const int64_t steps = m.feedback;
+    write_numeric_attribute(group, "feedback", H5T_NATIVE_INT64, &steps, 1, true);
+  }
   return series;
 }
 
@@ -173,6 +181,7 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
   snapshots_ = RecordSeries::create(root, "snapshots", snapshot_columns(m));
   write_string_attribute(snapshots_.column(0), "packing", m.snapshot.bit_packed ? "bits" : "none");
   rungs_ = m.rungs;
+  if (m.feedback > 0) tuned_coupling_ = m.tempered.front();
   if (rungs_ > 0) tempering_ = create_tempering(root, m);
   if (m.structure_factor_every > 0 || m.timeslice_every > 0) {
     const H5Id correlators = create_group(root, "correlators");
@@ -218,6 +227,7 @@ void OutputFile::reopen(const RunMetadata& m, const std::vector<std::string>& ob
       root, "observables", observable_columns(observables, {}, replicas_), lengths.measurements);
   snapshots_ = RecordSeries::open(root, "snapshots", snapshot_columns(m), lengths.snapshots);
   rungs_ = m.rungs;
+  if (m.feedback > 0) tuned_coupling_ = m.tempered.front();
   if (rungs_ > 0) {  // one row per measurement, like /observables
     tempering_ = RecordSeries::open(root, "tempering", tempering_columns(replicas_, rungs_),
                                     lengths.measurements);
@@ -331,7 +341,10 @@ RecordSeries& OutputFile::create_series(const char* name, const std::vector<Colu
 }
 
 void OutputFile::write_tempering(const TemperingState& state) {
-  if (rungs_ > 0) write_tempering_statistics(tempering_.group(), state);
+  if (rungs_ == 0) return;
+  write_tempering_statistics(tempering_.group(), state);
+  if (!tuned_coupling_.empty())
+    write_tempering_feedback(tempering_.group(), tuned_coupling_, state);
 }
 
 void OutputFile::write_structure_factor(const StructureFactorSums& sums) {

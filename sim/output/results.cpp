@@ -3,6 +3,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "sim/engine/tempering_ladder.hpp"
 #include "sim/output/hdf5.hpp"
 
 namespace lattica {
@@ -71,20 +72,26 @@ template void write_vector(hid_t, const char*, const std::vector<double>&, const
 template void write_vector(hid_t, const char*, const std::vector<int64_t>&, const std::string&);
 template void write_vector(hid_t, const char*, const std::vector<int32_t>&, const std::string&);
 
+namespace {
+
+/// A new, empty group `name` under `group`, in place of one written before.
+H5Id fresh_group(hid_t group, const char* name) {
+  if (H5_CHECK(H5Lexists(group, name, H5P_DEFAULT)) > 0)
+    H5_CHECK(H5Ldelete(group, name, H5P_DEFAULT));
+  return create_group(group, name);
+}
+
+}  // namespace
+
 void write_tempering_statistics(hid_t group, const TemperingState& t) {
-  if (H5_CHECK(H5Lexists(group, "statistics", H5P_DEFAULT)) > 0)
-    H5_CHECK(H5Ldelete(group, "statistics", H5P_DEFAULT));
-  H5Id stats = create_group(group, "statistics");
-  std::vector<double> acceptance, up_fraction;
+  H5Id stats = fresh_group(group, "statistics");
+  std::vector<double> acceptance;
   for (size_t k = 0; k < t.attempts.size(); ++k) {
     acceptance.push_back(t.attempts[k] > 0 ? static_cast<double>(t.accepts[k]) /
                                                  static_cast<double>(t.attempts[k])
                                            : -1.0);
   }
-  for (size_t k = 0; k < t.up_visits.size(); ++k) {
-    const int64_t visits = t.up_visits[k] + t.down_visits[k];
-    up_fraction.push_back(visits > 0 ? static_cast<double>(t.up_visits[k]) / visits : -1.0);
-  }
+  const std::vector<double> up_fraction = up_fractions(t);
   const hid_t g = stats.get();
   write_vector(g, "pair_attempts", t.attempts, "exchanges tried between rungs k and k + 1");
   write_vector(g, "pair_accepts", t.accepts, "exchanges taken between rungs k and k + 1");
@@ -100,6 +107,18 @@ void write_tempering_statistics(hid_t group, const TemperingState& t) {
                "f(k) = up / (up + down), the diffusion profile the ladder feedback flattens "
                "(-1: never visited by a labelled configuration)");
   write_vector(g, "rung_of_slot", t.rung_of_slot, "the rung of each replica slot now");
+}
+
+void write_tempering_feedback(hid_t group, const std::string& coupling, const TemperingState& t) {
+  write_vector(group, coupling.c_str(), t.ladder,
+               "the coupling of every rung, rung order: the feedback-optimised ladder in use");
+  H5Id feedback = fresh_group(group, "feedback");
+  const hsize_t rungs = t.ladder.size(), steps = t.feedback_ladders.size() / rungs;
+  write_array(feedback.get(), "up_fraction", t.feedback_up_fraction, {steps, rungs},
+              "f(k) of every feedback step, from the visits since the step before (-1: none; "
+              "a step with one leaves the ladder as it was)");
+  write_array(feedback.get(), "ladders", t.feedback_ladders, {steps, rungs},
+              "the ladder each feedback step made from its f(k)");
 }
 
 void write_step_tuning(hid_t root, const StepTuning& tuning) {

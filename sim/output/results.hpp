@@ -30,6 +30,12 @@ void write_array(hid_t parent, const char* name, const std::vector<T>& values,
 /// the final permutation.
 void write_tempering_statistics(hid_t group, const TemperingState& state);
 
+/// Writes the feedback-optimised ladder under `group`: the ladder in use as the dataset
+/// `coupling` (replacing the input's), and `group`/feedback/{up_fraction,ladders}, each feedback
+/// step's f(k) and the ladder it made, [step, rung]. Precondition: state.ladder is not empty.
+void write_tempering_feedback(hid_t group, const std::string& coupling,
+                              const TemperingState& state);
+
 /// Records the Metropolis and Langevin steps in use and their acceptances as attributes of
 /// `root` (replacing earlier ones).
 void write_step_tuning(hid_t root, const StepTuning& tuning);

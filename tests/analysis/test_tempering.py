@@ -114,6 +114,16 @@ class TemperingTest(unittest.TestCase):
         self.assertGreater(moved[1], 1.0)  # rungs gather where f drops fastest
         self.assertLess(moved[3], 3.0)
 
+    def test_feedback_matches_the_hand_computed_step(self):
+        # The same case as sim's C++ rule (tests/unit/tempering_ladder_test.cpp): densities
+        # sqrt(0.1), sqrt(0.8), sqrt(0.1) on unit intervals put the interior rungs at
+        # 1 + (4 - sqrt 2) / 12 and its mirror image.
+        from analysis.tempering import feedback_ladder
+        shift = (4 - 2 ** 0.5) / 12
+        moved = feedback_ladder([0.0, 1.0, 2.0, 3.0], [1.0, 0.9, 0.1, 0.0])
+        for got, want in zip(moved, [0.0, 1 + shift, 2 - shift, 3.0]):
+            self.assertAlmostEqual(got, want, places=12)
+
     def test_summary_refuses_a_tempered_file(self):
         result = run([sys.executable, "-m", "analysis", "summary", self.out], TIMEOUT,
                      env=analysis_env(), cwd=self.scratch)

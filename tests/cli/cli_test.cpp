@@ -515,12 +515,13 @@ const char* const kCheckpointedClusters =
     "checkpoint_every = 200\n"
     "[measure]\nstructure_factor = true\n[output]\nsnapshot_every = 900\n";
 
-/// Parallel tempering (issue 21): two ladders of local and cluster passes; the checkpoint
-/// carries the permutation and the exchange statistics.
+/// Parallel tempering (issue 21): two ladders of local and cluster passes, the ladder tuned
+/// before sweeps 166 and 332 (tempering.feedback); the checkpoint carries the permutation, the
+/// exchange statistics and the ladder, and the first one (sweep 300) falls between the steps.
 const char* const kCheckpointedTempering =
     "[lattice]\ndims = [16, 16]\n[model]\nkind = \"ising\"\n"
     "[update]\nsequence = [\"metropolis\", \"swendsen_wang\"]\n"
-    "[tempering]\nbeta = [0.38, 0.41, 0.44, 0.47, 0.5]\nexchange_every = 2\n"
+    "[tempering]\nbeta = [0.38, 0.41, 0.44, 0.47, 0.5]\nexchange_every = 2\nfeedback = 2\n"
     "[run]\nthermalization = 500\nmeasurements = 3000\nseed = 21\nreplicas = 2\n"
     "checkpoint_every = 300\n[output]\nsnapshot_every = 900\n";
 

@@ -53,14 +53,14 @@ def gpu_count():
 GPUS = gpu_count() if BACKEND == "cuda" else 1 << 20
 
 
-def toml(dims, model, extra=""):
+def toml(dims, model, extra="", thermalization=12):
     return f"""
 [lattice]
 dims = {dims}
 [model]
 {model}
 [run]
-thermalization = 12
+thermalization = {thermalization}
 measurements = 16
 measure_every = 2
 seed = 2026
@@ -119,7 +119,11 @@ CASES = {
     # Parallel tempering (issue 21): exchanges decided from sums added over the ranks.
     "ising2d_tempering": ("[16, 20]", 'kind = "ising"', "replicas = 2",
                           [(2, None), (4, [4, 1])], 0),
+    # The feedback-optimised ladder: every rank moves it alike, from the shared visit counts.
+    "ising2d_feedback": ("[8, 10]", 'kind = "ising"', "", [(2, None)], 0),
 }
+# Cases whose thermalization is not the default 12 sweeps.
+THERMALIZATION = {"ising2d_feedback": 66}
 # Appended to a case's input, whose last section is [output].
 SPECTRAL = "[measure]\nstructure_factor = true\nstructure_factor_every = 2\ntimeslice = true\n"
 # The spectra's tolerance, relative to their largest value.
@@ -147,7 +151,8 @@ EXTRA_INPUT = {"ising3d_spectral": SPECTRAL,
                "o3_3d_clusters": '[update]\nsequence = ["overrelaxation", "wolff", "swendsen_wang"]\n',
                "ising2d_tempering": '[update]\nsequence = ["metropolis", "swendsen_wang"]\n'
                                     '[tempering]\nbeta = [0.38, 0.42, 0.46]\nh = [0.0, 0.02, 0.05]\n'
-                                    'exchange_every = 2\n'}
+                                    'exchange_every = 2\n',
+               "ising2d_feedback": '[tempering]\nbeta = [0.3, 0.33, 0.36, 0.42]\nfeedback = 2\n'}
 
 
 def write_input(name, text):
@@ -179,7 +184,8 @@ class RanksTest(unittest.TestCase):
 
     def check_chain(self, name):
         dims, model, extra, layouts, rtol = CASES[name]
-        path = write_input(name, toml(dims, model, extra) + EXTRA_INPUT.get(name, ""))
+        path = write_input(name, toml(dims, model, extra, THERMALIZATION.get(name, 12)) +
+                           EXTRA_INPUT.get(name, ""))
         reference = os.path.join(WORK, f"{name}.1.h5")
         # Discrete chains are the CPU's on every backend; continuous ones, and spectra (cuFFT
         # against FFTW), round differently there.

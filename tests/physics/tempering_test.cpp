@@ -9,8 +9,10 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <string>
 #include <vector>
 
+#include "sim/checkpoint.hpp"
 #include "tests/support/exact_ising.hpp"
 #include "tests/support/exact_potts.hpp"
 #include "tests/support/kaufman.hpp"
@@ -117,6 +119,89 @@ TEST(Tempering, ChainIndependentOfThreadsCutsAndCheckpoints) {
   EngineState wrong = checkpoint;
   wrong.configuration.resize(static_cast<size_t>(6 * 36));
   EXPECT_THROW(make_cpu_engine(other)->restore(wrong), std::invalid_argument);
+}
+
+// The feedback-optimised ladder (tempering.feedback) is part of the chain: a checkpoint in the
+// middle of the tuning or after it resumes to the same ladder, statistics and configurations as
+// the uninterrupted run, whatever the threads.
+TEST(TemperingFeedback, ResumesMidTuningAndAfterItAsUninterrupted) {
+  EngineSettings s =
+      ising_ladder({6, 6}, beta_ladder({0.2, 0.25, 0.3, 0.45}), 1, UpdateAlgorithm::metropolis);
+  s.tempering.feedback = 3;
+  s.tempering.thermalization = 200;  // steps before sweeps 50, 100, 150
+  auto reference = make_cpu_engine(s);
+  reference->initialize();
+  std::vector<double> reference_values;
+  advance_measuring(*reference, 0, 300, reference_values);
+  const TemperingState expected = reference->tempering();
+  ASSERT_EQ(expected.feedback_ladders.size(), 12u);
+  EXPECT_EQ(expected.ladder, std::vector<double>(expected.feedback_ladders.begin() + 8,
+                                                 expected.feedback_ladders.end()));
+  EXPECT_NE(expected.ladder, s.tempering.beta) << "the feedback never moved the ladder";
+  EXPECT_EQ(expected.ladder.front(), 0.2);
+  EXPECT_EQ(expected.ladder.back(), 0.45);
+
+  for (int64_t cut : {75, 100, 250}) {  // mid-tuning, at a step's sweep, frozen
+    s.cpu_threads = 2;
+    auto first = make_cpu_engine(s);
+    first->initialize();
+    std::vector<double> values;
+    advance_measuring(*first, 0, cut, values);
+    Checkpoint checkpoint;  // through a checkpoint file, as sim writes and reads it
+    checkpoint.engine = first->state();
+    checkpoint.sweep = cut;
+    const std::string file = testing::TempDir() + "lattica_feedback.checkpoint";
+    write_checkpoint(file, checkpoint);
+    auto second = make_cpu_engine(s);
+    second->restore(read_checkpoint(file).engine);
+    std::remove(file.c_str());
+    advance_measuring(*second, cut, 300, values);
+    const TemperingState t = second->tempering();
+    EXPECT_EQ(values, reference_values) << "cut at " << cut;
+    EXPECT_EQ(t.ladder, expected.ladder) << "cut at " << cut;
+    EXPECT_EQ(t.feedback_up_fraction, expected.feedback_up_fraction) << "cut at " << cut;
+    EXPECT_EQ(t.up_visits, expected.up_visits) << "cut at " << cut;
+    EXPECT_EQ(t.round_trip_sweeps, expected.round_trip_sweeps) << "cut at " << cut;
+    EXPECT_EQ(configuration_bytes(*second), configuration_bytes(*reference)) << "cut at " << cut;
+  }
+}
+
+// Every tempered coupling can be tuned: the engine rebuilds its rungs' Params from the moved
+// ladder (ends fixed, strictly monotone) and goes on exchanging with them.
+TEST(TemperingFeedback, MovesEveryKindOfLadder) {
+  std::vector<std::pair<const char*, EngineSettings>> cases;
+  cases.push_back(
+      {"ising h", ising_ladder({6, 6}, TemperingSettings{}, 1, UpdateAlgorithm::metropolis)});
+  cases.back().second.tempering.field = {0.0, 0.02, 0.04, 0.5};
+  EngineSettings potts =
+      ising_ladder({6, 6}, beta_ladder({0.6, 0.7, 0.8, 1.1}), 1, UpdateAlgorithm::metropolis);
+  potts.model = ModelKind::potts;
+  potts.q = 3;
+  cases.push_back({"potts beta", potts});
+  EngineSettings on = potts;
+  on.model = ModelKind::on;
+  on.n = 2;
+  on.tempering.beta = {0.5, 0.6, 0.7, 1.1};
+  cases.push_back({"XY beta", on});
+  EngineSettings phi4 = phi4_settings({6, 6}, 0.15, 0.5, 0.0, {UpdateAlgorithm::metropolis});
+  phi4.tempering.kappa = {0.15, 0.17, 0.19, 0.26};
+  phi4.replicas = 4;
+  cases.push_back({"phi4 kappa", phi4});
+  for (auto& [name, settings] : cases) {
+    settings.replicas = 4;
+    settings.tempering.feedback = 2;
+    settings.tempering.thermalization = 300;
+    const std::vector<double> input = settings.tempering.tuned_ladder();
+    auto engine = make_cpu_engine(settings);
+    sample(*engine, 300, 20, 5);
+    const TemperingState t = engine->tempering();
+    EXPECT_NE(t.ladder, input) << name;
+    EXPECT_EQ(t.ladder.front(), input.front()) << name;
+    EXPECT_EQ(t.ladder.back(), input.back()) << name;
+    for (size_t k = 0; k + 1 < t.ladder.size(); ++k)
+      EXPECT_LT(t.ladder[k], t.ladder[k + 1]) << name;
+    EXPECT_GT(t.accepts[2], 0) << name << ": the moved top pair exchanges";
+  }
 }
 
 /// Expects every rung's mean energy within 4 standard errors of `exact[k]`, and that the test

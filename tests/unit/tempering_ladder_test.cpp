@@ -202,5 +202,72 @@ TEST(JointChainExact, KeepsTheProductOfTheRungsBoltzmannWeights) {
   }
 }
 
+// The feedback rule by hand: f = 1, 0.9, 0.1, 0 on rungs 0, 1, 2, 3 gives densities
+// sqrt(0.1), sqrt(0.8) = 2 sqrt(2) sqrt(0.1), sqrt(0.1) on the unit intervals, total
+// (2 + 2 sqrt 2) sqrt(0.1); a third of it lies (2 sqrt 2 - 1) / 3 sqrt(0.1) into the middle
+// interval, so rung 1 moves to 1 + (4 - sqrt 2) / 12 and rung 2 to its mirror image.
+TEST(LadderFeedback, MovesRungsToWhereTheUpFractionDrops) {
+  const double shift = (4.0 - std::sqrt(2.0)) / 12.0;
+  const std::vector<double> moved = feedback_ladder({0.0, 1.0, 2.0, 3.0}, {1.0, 0.9, 0.1, 0.0});
+  ASSERT_EQ(moved.size(), 4u);
+  EXPECT_EQ(moved[0], 0.0);
+  EXPECT_NEAR(moved[1], 1.0 + shift, 1e-14);
+  EXPECT_NEAR(moved[2], 2.0 - shift, 1e-14);
+  EXPECT_EQ(moved[3], 3.0);
+  // A decreasing ladder (rung 0 the hottest last) is the same rule mirrored.
+  const std::vector<double> down = feedback_ladder({3.0, 2.0, 1.0, 0.0}, {1.0, 0.9, 0.1, 0.0});
+  EXPECT_NEAR(down[1], 2.0 - shift, 1e-14);
+  EXPECT_NEAR(down[2], 1.0 + shift, 1e-14);
+}
+
+TEST(LadderFeedback, KeepsAnOptimalLadderAndOneWithoutData) {
+  const std::vector<double> ladder{0.2, 0.3, 0.4, 0.5};
+  const std::vector<double> linear = feedback_ladder(ladder, {1.0, 2.0 / 3, 1.0 / 3, 0.0});
+  for (size_t k = 0; k < ladder.size(); ++k) EXPECT_NEAR(linear[k], ladder[k], 1e-14);
+  // A rung no labelled configuration visited (f = -1): nothing to go by.
+  EXPECT_EQ(feedback_ladder(ladder, {1.0, -1.0, 0.2, 0.0}), ladder);
+  // No interior rungs; and a flat f (floored, not divided by zero) keeps equal spacing.
+  EXPECT_EQ(feedback_ladder({0.2, 0.5}, {1.0, 0.0}), (std::vector<double>{0.2, 0.5}));
+  const std::vector<double> flat = feedback_ladder(ladder, {1.0, 1.0, 1.0, 1.0});
+  for (size_t k = 0; k < ladder.size(); ++k) EXPECT_NEAR(flat[k], ladder[k], 1e-14);
+}
+
+TEST(LadderFeedback, StepRecordsTheProfileAndRestartsTheStatistics) {
+  TemperingState t = initial_tempering(4, 1);
+  t.ladder = {0.0, 1.0, 2.0, 3.0};
+  t.up_visits = {10, 9, 1, 0};
+  t.down_visits = {0, 1, 9, 10};
+  t.attempts = {5, 5, 5};
+  t.accepts = {1, 2, 3};
+  t.round_trip_sweeps = {40};
+  t.direction = {1, 1, -1, -1};
+  feedback_step(t);
+  const double shift = (4.0 - std::sqrt(2.0)) / 12.0;
+  EXPECT_NEAR(t.ladder[1], 1.0 + shift, 1e-14);
+  EXPECT_EQ(t.feedback_up_fraction, (std::vector<double>{1.0, 0.9, 0.1, 0.0}));
+  EXPECT_EQ(t.feedback_ladders, t.ladder);
+  for (const auto* counts : {&t.attempts, &t.accepts, &t.up_visits, &t.down_visits})
+    for (int64_t c : *counts) EXPECT_EQ(c, 0);
+  EXPECT_TRUE(t.round_trip_sweeps.empty());
+  EXPECT_EQ(t.direction, (std::vector<int8_t>{1, 1, -1, -1}));  // where each slot last was
+  EXPECT_NO_THROW(check_tempering_state(t, 4, 4));
+  feedback_step(t);  // no visits since: f = -1, the ladder stays, the record grows
+  EXPECT_EQ(t.feedback_ladders.size(), 8u);
+  EXPECT_EQ(t.feedback_up_fraction[4], -1.0);
+}
+
+TEST(LadderFeedback, DueAtEqualPartsOfTheThermalization) {
+  TemperingSettings s;
+  s.beta = {0.3, 0.4, 0.5};
+  s.feedback = 3;
+  s.thermalization = 403;  // parts of 100 sweeps; the last 103 keep the frozen ladder
+  std::vector<uint64_t> due;
+  for (uint64_t sweep = 0; sweep < 1000; ++sweep)
+    if (s.feedback_due(sweep)) due.push_back(sweep);
+  EXPECT_EQ(due, (std::vector<uint64_t>{100, 200, 300}));
+  s.feedback = 0;
+  EXPECT_FALSE(s.feedback_due(100));
+}
+
 }  // namespace
 }  // namespace lattica
