@@ -115,8 +115,10 @@ void check_checkpoint_fits(const Checkpoint& c, const Config& config, const std:
     const size_t components = config.model_kind == "potts" ? 2
                               : config.model_kind == "on"  ? static_cast<size_t>(config.n)
                                                            : 1;
-    if (sf.dims != dims || sf.power_sum.size() != static_cast<size_t>(modes) ||
-        sf.power_squares.size() != static_cast<size_t>(modes) ||
+    // A decomposed run's parts hold the rows of the sums (read_resumed_configuration reads them).
+    const size_t held =
+        sf.power_sum.empty() && !c.parts.generation.empty() ? 0 : static_cast<size_t>(modes);
+    if (sf.dims != dims || sf.power_sum.size() != held || sf.power_squares.size() != held ||
         sf.mean_field_sum.size() != components)
       problems.push_back("its structure factor's sums do not have the lattice's shape");
   }

@@ -11,12 +11,16 @@
 #include "sim/decomposition.hpp"
 #include "sim/output/file_copy.hpp"
 #include "sim/output/hdf5.hpp"
+#include "sim/parallel/slab_fft.hpp"
 
 namespace lattica {
 
 namespace {
 
 constexpr char kDataset[] = "configuration";
+// A part's rows of axis 0 of the structure factor's running sums (SlabFft's rows of its rank).
+constexpr char kSpectrumSum[] = "structure_factor_power_sum";
+constexpr char kSpectrumSquares[] = "structure_factor_power_squares";
 
 std::string part_path(const std::string& checkpoint, const std::string& generation, int rank) {
   return checkpoint_parts_folder(checkpoint) + "/" + generation + "/part-" + std::to_string(rank) +
@@ -52,6 +56,19 @@ void write_part(const std::string& path, const EngineState& e, const CheckpointP
                       e.configuration.data()));
     write_numeric_attribute(set.get(), "origin", H5T_NATIVE_INT64, e.region_origin.data(),
                             e.region_origin.size(), false);
+    const StructureFactorSums& sf = e.structure_factor;
+    if (sf.samples > 0 && !sf.power_sum.empty()) {  // this rank's rows of the spectrum's sums
+      for (const auto& [name, values] :
+           {std::pair{kSpectrumSum, &sf.power_sum}, {kSpectrumSquares, &sf.power_squares}}) {
+        const hsize_t size = values->size();
+        H5Id rows_space(H5_CHECK(H5Screate_simple(1, &size, nullptr)), H5Sclose);
+        H5Id rows(H5_CHECK(H5Dcreate2(file.get(), name, H5T_NATIVE_DOUBLE, rows_space.get(),
+                                      H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
+                  H5Dclose);
+        H5_CHECK(
+            H5Dwrite(rows.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values->data()));
+      }
+    }
     H5_CHECK(H5Fflush(file.get(), H5F_SCOPE_GLOBAL));
   }
   replace_by(temporary, path);
@@ -172,6 +189,9 @@ void write_decomposed_checkpoint(const std::string& checkpoint, Checkpoint c,
   c.engine.configuration.clear();
   c.engine.region_origin.clear();
   c.engine.region_extents.clear();
+  c.engine.structure_factor.first_row = 0;  // the rows are in the parts
+  c.engine.structure_factor.power_sum.clear();
+  c.engine.structure_factor.power_squares.clear();
   write_checkpoint(checkpoint, c);
   std::error_code ignored;  // an older generation left behind costs disk space only
   for (const auto& entry :
@@ -210,6 +230,51 @@ std::vector<unsigned char> read_checkpoint_region(const std::string& checkpoint,
     throw CheckpointError("checkpoint " + checkpoint + ": " + e.what());
   }
   return region;
+}
+
+void read_checkpoint_spectrum_rows(const std::string& checkpoint, const Checkpoint& c,
+                                   int64_t first_row, int64_t rows, StructureFactorSums& sums) {
+  const CheckpointParts& p = c.parts;
+  int parts = 1;
+  for (int n : p.grid) parts *= n;
+  std::vector<int64_t> half = p.dims;
+  half.back() = half.back() / 2 + 1;
+  const int64_t row_modes = volume_of(half) / half[0];
+  const AxisSplit written{p.dims[0], parts};  // the rows of the run that wrote the parts
+  sums.first_row = first_row;
+  sums.power_sum.assign(static_cast<size_t>(rows * row_modes), 0.0);
+  sums.power_squares.assign(sums.power_sum.size(), 0.0);
+  quiet_hdf5();
+  for (int rank = 0; rank < parts; ++rank) {
+    const int64_t low = std::max(first_row, written.first(rank));
+    const int64_t high = std::min(first_row + rows, written.first(rank) + written.count(rank));
+    if (low >= high) continue;
+    const std::string path = part_path(checkpoint, p.generation, rank);
+    if (!std::filesystem::exists(path))
+      throw CheckpointError("checkpoint " + checkpoint + ": its part " + path + " is missing");
+    H5Id file(H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDONLY, file_access().get())), H5Fclose);
+    for (const auto& [name, values] :
+         {std::pair{kSpectrumSum, &sums.power_sum}, {kSpectrumSquares, &sums.power_squares}}) {
+      if (H5_CHECK(H5Lexists(file.get(), name, H5P_DEFAULT)) <= 0)
+        throw CheckpointError("checkpoint " + checkpoint + ": its part " + path +
+                              " lacks the structure factor's sums");
+      H5Id set(H5_CHECK(H5Dopen2(file.get(), name, H5P_DEFAULT)), H5Dclose);
+      H5Id file_space(H5_CHECK(H5Dget_space(set.get())), H5Sclose);
+      hsize_t size = 0;
+      if (H5_CHECK(H5Sget_simple_extent_ndims(file_space.get())) != 1 ||
+          H5Sget_simple_extent_dims(file_space.get(), &size, nullptr) != 1 ||
+          size != static_cast<hsize_t>(written.count(rank) * row_modes))
+        throw CheckpointError("checkpoint " + checkpoint + ": its part " + path +
+                              " does not hold its rows of the structure factor's sums");
+      const hsize_t start = static_cast<hsize_t>((low - written.first(rank)) * row_modes);
+      const hsize_t count = static_cast<hsize_t>((high - low) * row_modes);
+      H5_CHECK(
+          H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr));
+      H5Id memory(H5_CHECK(H5Screate_simple(1, &count, nullptr)), H5Sclose);
+      H5_CHECK(H5Dread(set.get(), H5T_NATIVE_DOUBLE, memory.get(), file_space.get(), H5P_DEFAULT,
+                       values->data() + (low - first_row) * row_modes));
+    }
+  }
 }
 
 }  // namespace lattica

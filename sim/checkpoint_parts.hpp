@@ -4,7 +4,9 @@
 // [replicas, box extents..., site bytes]); once every part is on disk, rank 0 replaces the
 // manifest OUTPUT.checkpoint (sim/checkpoint.hpp, with CheckpointParts) atomically and removes
 // the older generations. A crash at any moment leaves a manifest whose parts are complete. A
-// resume on any number of ranks reads from each part only its overlap with the rank's box.
+// resume on any number of ranks reads from each part only its overlap with the rank's box. A
+// run with the structure factor adds each rank's rows of its running sums to the part (the
+// manifest keeps the rest of StructureFactorSums), read back by the rows a rank needs.
 
 #include <cstdint>
 #include <string>
@@ -38,5 +40,12 @@ std::vector<unsigned char> read_checkpoint_region(const std::string& checkpoint,
                                                   const Checkpoint& c,
                                                   const std::vector<int64_t>& origin,
                                                   const std::vector<int64_t>& extents);
+
+/// Rows first_row .. first_row + rows - 1 of axis 0 of the structure factor's running sums
+/// (power_sum, power_squares) into `sums`, from the parts that manifest `c` names (each holds
+/// the rows of its rank's slab). CheckpointError (or HdfError) when a part needed is missing,
+/// lacks them or holds another number of rows.
+void read_checkpoint_spectrum_rows(const std::string& checkpoint, const Checkpoint& c,
+                                   int64_t first_row, int64_t rows, StructureFactorSums& sums);
 
 }  // namespace lattica

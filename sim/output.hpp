@@ -142,7 +142,9 @@ class OutputFile {
   void write_tempering(const TemperingState& state);
 
   /// Writes the averaged structure factor and two-point function (replacing earlier ones).
-  void write_structure_factor(const StructureFactorSums& sums);
+  /// Decomposed, `tables` are rank 0's rows, and write_structure_factor_rows() adds the others.
+  void write_structure_factor(const StructureFactorTables& tables);
+  void write_structure_factor_rows(const StructureFactorTables& rows);
 
   /// Records the Metropolis step used after thermalization and its measured acceptance.
   void write_step_tuning(const StepTuning& tuning);

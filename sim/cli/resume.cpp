@@ -9,6 +9,7 @@
 #include "sim/checkpoint_parts.hpp"
 #include "sim/decomposition.hpp"
 #include "sim/output.hpp"
+#include "sim/parallel/slab_fft.hpp"
 
 namespace lattica::cli {
 
@@ -64,6 +65,12 @@ void read_resumed_configuration(Checkpoint& c, const Config& config, Communicato
   try {
     e.configuration = read_checkpoint_region(path, c, origin, extents);
     check_region_fits(e.configuration, volume_of(extents), config, path);
+    StructureFactorSums& sums = e.structure_factor;
+    if (sums.samples > 0 && sums.power_sum.empty()) {  // this rank's rows, from the parts
+      const AxisSplit rows{config.dims[0], world.size()};
+      read_checkpoint_spectrum_rows(path, c, rows.first(world.rank()), rows.count(world.rank()),
+                                    sums);
+    }
   } catch (const CheckpointError& error) {
     failure = error.what();
   } catch (const std::exception& error) {  // HdfError: a part missing or unreadable

@@ -36,13 +36,15 @@ struct MeasurementBatch {
 
 /// Running sums of the structure factor S(k) = sum_c |phi_c(k)|^2 / V over every sample (one
 /// per replica and structure-factor measurement), on the half spectrum of a real-to-complex
-/// FFT of the lexicographic field (last axis L/2 + 1 modes).
+/// FFT of the lexicographic field (last axis L/2 + 1 modes). One process holds every row of
+/// axis 0 of the spectrum; a rank of a decomposed run only its own rows (those of SlabFft).
 struct StructureFactorSums {
   std::vector<int64_t> dims;
   int components = 0;                  ///< order-parameter components summed over
   int64_t samples = 0;                 ///< measurements x replicas
-  std::vector<double> power_sum;       ///< sum of S(k)
-  std::vector<double> power_squares;   ///< sum of S(k)^2
+  int64_t first_row = 0;               ///< the first row of axis 0 in power_sum, power_squares
+  std::vector<double> power_sum;       ///< sum of S(k), rows first_row .. of the half spectrum
+  std::vector<double> power_squares;   ///< sum of S(k)^2, the same rows
   std::vector<double> mean_field_sum;  ///< per component, sum of (1/V) sum_x phi_c(x)
   std::vector<int> min_axes;           ///< axes whose unit momentum enters S(k_min)
 };

@@ -8,8 +8,8 @@
 // Decomposed over ranks (on the CPU backend, in host memory), the field is this rank's box: the
 // structure factor moves it to the rank's slab of axis 0 (BoxSlabs) for the distributed FFT
 // (SlabFft) and keeps the running sums of the rank's rows of the spectrum; the correlators
-// project the box and add the projections over the ranks. Nothing is gathered but the sums at
-// structure_factor().
+// project the box and add the projections over the ranks. Nothing is gathered: each rank keeps
+// (and checkpoints) the running sums of its own rows.
 
 #include <cstdint>
 #include <memory>
@@ -48,9 +48,10 @@ class Spectra {
   /// Decomposed: collective, and every rank gets the whole lattice's values.
   virtual void collect(MeasurementBatch& out) = 0;
   /// The structure factor's running sums; false when it is not measured. Decomposed: collective,
-  /// and only rank 0 gets the sums (the others return false).
+  /// each rank gets the sums of its rows (StructureFactorSums::first_row) and the whole
+  /// lattice's mean field.
   virtual bool structure_factor(StructureFactorSums& out) = 0;
-  /// Continues the running sums of a checkpoint (decomposed: each rank takes its rows).
+  /// Continues the running sums of a checkpoint, whose rows must include this rank's.
   virtual void restore(const StructureFactorSums& sums) = 0;
 };
 
@@ -71,9 +72,6 @@ class SpectralMeasurements final : public Spectra {
   void restore(const StructureFactorSums& sums) override;
 
  private:
-  /// Rank 0 gets every rank's `local` running sums, in mode order, in `whole`.
-  void gather_modes(const std::vector<double>& local, std::vector<double>& whole);
-
   void prepare_structure_factor();
   void prepare_timeslices();
   void measure_structure_factor(int64_t row);

@@ -73,50 +73,31 @@ void SpectralMeasurements<Exec>::collect(MeasurementBatch& out) {
 template <class Exec>
 bool SpectralMeasurements<Exec>::structure_factor(StructureFactorSums& out) {
   if (settings_.structure_factor_every <= 0) return false;
-  std::vector<double> sum(static_cast<size_t>(modes_)), squares(static_cast<size_t>(modes_));
-  exec_.copy_to_host(power_sum_, sum.data());
-  exec_.copy_to_host(power_squares_, squares.data());
-  gather_modes(sum, out.power_sum);
-  gather_modes(squares, out.power_squares);
-  if (ranks_ && ranks_->rank() != 0) return false;
   out.dims = settings_.dims;
   out.components = components_;
   out.samples = spectral_samples_;
+  out.first_row = row_modes_ > 0 ? first_mode_ / row_modes_ : 0;  // 1D: one process, no rows
+  out.power_sum.resize(static_cast<size_t>(modes_));
+  out.power_squares.resize(static_cast<size_t>(modes_));
+  exec_.copy_to_host(power_sum_, out.power_sum.data());
+  exec_.copy_to_host(power_squares_, out.power_squares.data());
   out.mean_field_sum.resize(static_cast<size_t>(components_));
-  exec_.copy_to_host(mean_field_sum_, out.mean_field_sum.data());  // rank 0 holds k = 0
+  exec_.copy_to_host(mean_field_sum_, out.mean_field_sum.data());
+  // Only the rank holding k = 0 sums the mean field: adding the others' zeros keeps its bits.
+  if (ranks_) sum_over_ranks(*ranks_, out.mean_field_sum.data(), components_);
   out.min_axes = min_axes_;
   return true;
 }
 
 template <class Exec>
-void SpectralMeasurements<Exec>::gather_modes(const std::vector<double>& local,
-                                              std::vector<double>& whole) {
-  if (!ranks_) {
-    whole = local;
-    return;
-  }
-  constexpr int kTag = 11;
-  const AxisSplit& rows = slab_fft_->row_split();
-  if (ranks_->rank() != 0) {
-    if (!local.empty()) ranks_->send(local.data(), local.size() * sizeof(double), 0, kTag);
-    return;
-  }
-  whole.assign(static_cast<size_t>(rows.extent * row_modes_), 0.0);
-  std::copy(local.begin(), local.end(), whole.begin());
-  for (int p = 1; p < ranks_->size(); ++p) {
-    const int64_t count = rows.count(p) * row_modes_;
-    if (count > 0) {
-      ranks_->receive(whole.data() + rows.first(p) * row_modes_,
-                      static_cast<size_t>(count) * sizeof(double), p, kTag);
-    }
-  }
-}
-
-template <class Exec>
 void SpectralMeasurements<Exec>::restore(const StructureFactorSums& sums) {
   if (settings_.structure_factor_every <= 0 || sums.samples == 0) return;
-  exec_.copy_to_device(sums.power_sum.data() + first_mode_, power_sum_);
-  exec_.copy_to_device(sums.power_squares.data() + first_mode_, power_squares_);
+  const int64_t offset = first_mode_ - sums.first_row * row_modes_;
+  if (offset < 0 || offset + modes_ > static_cast<int64_t>(sums.power_sum.size()) ||
+      sums.power_squares.size() != sums.power_sum.size())
+    throw std::logic_error("SpectralMeasurements::restore: the sums lack this rank's rows");
+  exec_.copy_to_device(sums.power_sum.data() + offset, power_sum_);
+  exec_.copy_to_device(sums.power_squares.data() + offset, power_squares_);
   if (first_mode_ == 0) exec_.copy_to_device(sums.mean_field_sum.data(), mean_field_sum_);
   spectral_samples_ = sums.samples;
 }

@@ -54,9 +54,49 @@ void write_table(hid_t group, const char* name, const std::vector<hsize_t>& shap
   H5Id set(
       H5_CHECK(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
       H5Dclose);
-  H5_CHECK(H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
+  if (data) H5_CHECK(H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
   write_string_attribute(set.get(), "description", description);
 }
+
+/// Writes rows first .. first + count - 1 of axis 0 of the double dataset `name` under `group`.
+void write_rows(hid_t group, const char* name, int64_t first, int64_t count, const double* data) {
+  if (count == 0) return;
+  H5Id set(H5_CHECK(H5Dopen2(group, name, H5P_DEFAULT)), H5Dclose);
+  H5Id file_space(H5_CHECK(H5Dget_space(set.get())), H5Sclose);
+  const int rank = H5_CHECK(H5Sget_simple_extent_ndims(file_space.get()));
+  std::vector<hsize_t> start(static_cast<size_t>(rank), 0), extents(static_cast<size_t>(rank));
+  H5_CHECK(H5Sget_simple_extent_dims(file_space.get(), extents.data(), nullptr));
+  start[0] = static_cast<hsize_t>(first);
+  extents[0] = static_cast<hsize_t>(count);
+  H5_CHECK(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr,
+                               extents.data(), nullptr));
+  H5Id memory(H5_CHECK(H5Screate_simple(rank, extents.data(), nullptr)), H5Sclose);
+  H5_CHECK(
+      H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, memory.get(), file_space.get(), H5P_DEFAULT, data));
+}
+
+/// The tables written by rows of axis 0, with their parts of StructureFactorTables.
+struct RowTable {
+  const char* name;
+  bool half;  ///< on the half spectrum (else on the lattice)
+  const std::vector<double> StructureFactorTables::*values;
+  const char* description;
+};
+const RowTable kRowTables[] = {
+    {"S", true, &StructureFactorTables::s,
+     "<S(k)>, S(k) = sum_c |sum_x phi_c(x) exp(-i k.x)|^2 / V, on the half spectrum of a real "
+     "FFT (last axis L/2 + 1 modes; S(-k) = S(k)); momenta in momentum_<axis>"},
+    {"S_error", true, &StructureFactorTables::s_error,
+     "standard error of S(k), treating the samples as independent (true when measurements are "
+     "further apart than the autocorrelation time)"},
+    {"S_connected", true, &StructureFactorTables::s_connected,
+     "S(k) - V |<m>|^2 delta_{k,0}: the connected structure factor (differs from S only at "
+     "k = 0, and only where the phase is ordered)"},
+    {"G", false, &StructureFactorTables::g,
+     "G(r) = (1/V) sum_x <phi(x) . phi(x + r)> by inverse FFT of <S(k)> (Wiener-Khinchin); "
+     "distances r_a = 0 .. L_a - 1 (periodic) along each axis"},
+    {"G_connected", false, &StructureFactorTables::g_connected, "G(r) - |<m>|^2"},
+};
 
 }  // namespace
 
@@ -92,26 +132,18 @@ void StructureFactorOutput::append(const std::vector<int64_t>& sweeps,
   series_.append(count, {s0.data(), s_min.data(), xi2.data(), sweeps.data()});
 }
 
-void StructureFactorOutput::write_averages(const StructureFactorSums& sums) {
-  if (sums.samples == 0) return;
-  const StructureFactorTables t = structure_factor_tables(sums);
+void StructureFactorOutput::write_averages(const StructureFactorTables& t) {
+  if (t.samples == 0) return;
   const hid_t group = group_.get();
   const std::vector<hsize_t> half(t.spectrum_shape.begin(), t.spectrum_shape.end());
   const std::vector<hsize_t> full(dims_.begin(), dims_.end());
-  write_table(group, "S", half, H5T_NATIVE_DOUBLE, t.s.data(),
-              "<S(k)>, S(k) = sum_c |sum_x phi_c(x) exp(-i k.x)|^2 / V, on the half spectrum of a "
-              "real FFT (last axis L/2 + 1 modes; S(-k) = S(k)); momenta in momentum_<axis>");
-  write_table(group, "S_error", half, H5T_NATIVE_DOUBLE, t.s_error.data(),
-              "standard error of S(k), treating the samples as independent (true when "
-              "measurements are further apart than the autocorrelation time)");
-  write_table(group, "S_connected", half, H5T_NATIVE_DOUBLE, t.s_connected.data(),
-              "S(k) - V |<m>|^2 delta_{k,0}: the connected structure factor (differs from S only "
-              "at k = 0, and only where the phase is ordered)");
-  write_table(group, "G", full, H5T_NATIVE_DOUBLE, t.g.data(),
-              "G(r) = (1/V) sum_x <phi(x) . phi(x + r)> by inverse FFT of <S(k)> "
-              "(Wiener-Khinchin); distances r_a = 0 .. L_a - 1 (periodic) along each axis");
-  write_table(group, "G_connected", full, H5T_NATIVE_DOUBLE, t.g_connected.data(),
-              "G(r) - |<m>|^2");
+  const bool whole = t.first_row == 0 && t.rows == dims_[0];  // one process's tables
+  for (const RowTable& table : kRowTables) {
+    const std::vector<double>& values = t.*table.values;
+    write_table(group, table.name, table.half ? half : full, H5T_NATIVE_DOUBLE,
+                whole ? values.data() : nullptr, table.description);
+  }
+  if (!whole) write_average_rows(t);
   for (size_t a = 0; a < t.momenta.size(); ++a) {
     write_table(group, ("momentum_" + std::to_string(a)).c_str(), {t.momenta[a].size()},
                 H5T_NATIVE_DOUBLE, t.momenta[a].data(),
@@ -125,9 +157,14 @@ void StructureFactorOutput::write_averages(const StructureFactorSums& sums) {
               t.radial_modes.data(), "number of lattice momenta in each shell");
   write_table(group, "mean_field", {t.mean_field.size()}, H5T_NATIVE_DOUBLE, t.mean_field.data(),
               "<m_c> = <(1/V) sum_x phi_c(x)> per order-parameter component");
-  set_int64_attribute(group, "samples", sums.samples);
-  set_int64_attribute(group, "components", sums.components);
+  set_int64_attribute(group, "samples", t.samples);
+  set_int64_attribute(group, "components", t.components);
   replace_double_attribute(group, "xi2", t.xi2);
+}
+
+void StructureFactorOutput::write_average_rows(const StructureFactorTables& rows) {
+  for (const RowTable& table : kRowTables)
+    write_rows(group_.get(), table.name, rows.first_row, rows.rows, (rows.*table.values).data());
 }
 
 void StructureFactorOutput::close() {

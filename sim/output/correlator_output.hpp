@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/correlators.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/output/record_series.hpp"
 
@@ -29,8 +30,12 @@ class StructureFactorOutput {
   /// them.
   void append(const std::vector<int64_t>& sweeps, const std::vector<double>& values);
 
-  /// Writes the averaged tables (replacing earlier ones); nothing without samples.
-  void write_averages(const StructureFactorSums& sums);
+  /// Writes the averaged tables (replacing earlier ones). Decomposed, `t` is rank 0's: its rows
+  /// of S and G go in now, the other ranks' by write_average_rows().
+  void write_averages(const StructureFactorTables& t);
+  /// Writes the rows that `rows` holds of S, S_error, S_connected, G and G_connected into the
+  /// tables of the last write_averages().
+  void write_average_rows(const StructureFactorTables& rows);
 
   void close();
 

@@ -347,8 +347,12 @@ void OutputFile::write_tempering(const TemperingState& state) {
     write_tempering_feedback(tempering_.group(), tuned_coupling_, state);
 }
 
-void OutputFile::write_structure_factor(const StructureFactorSums& sums) {
-  structure_factor_.write_averages(sums);
+void OutputFile::write_structure_factor(const StructureFactorTables& tables) {
+  structure_factor_.write_averages(tables);
+}
+
+void OutputFile::write_structure_factor_rows(const StructureFactorTables& rows) {
+  structure_factor_.write_average_rows(rows);
 }
 
 void OutputFile::write_step_tuning(const StepTuning& tuning) {

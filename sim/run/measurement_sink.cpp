@@ -1,14 +1,18 @@
 #include "sim/run/measurement_sink.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 
 #include "sim/background_writer.hpp"
+#include "sim/communicator.hpp"
 #include "sim/config.hpp"
+#include "sim/correlators.hpp"
 #include "sim/output.hpp"
+#include "sim/parallel/slab_fft.hpp"
 
 namespace lattica {
 
@@ -46,10 +50,11 @@ void append_rows(SweepRows& to, const std::vector<int64_t>& rows, const std::vec
 }  // namespace
 
 MeasurementSink::MeasurementSink(const Config& config, Engine& engine, OutputFile* output,
-                                 BackgroundWriter& writer)
+                                 BackgroundWriter& writer, Communicator* ranks)
     : engine_(engine),
       output_(output),
       writer_(writer),
+      ranks_(ranks && ranks->size() > 1 ? ranks : nullptr),
       observable_names_(engine.observable_names()),
       langevin_(std::any_of(config.sequence.begin(), config.sequence.end(),
                             [](const std::string& a) { return a == "langevin" || a == "mala"; })),
@@ -96,13 +101,52 @@ void MeasurementSink::write() {
 
 void MeasurementSink::write_results() {
   writer_.drain();
-  StructureFactorSums structure_factor;  // decomposed: every rank takes part, rank 0 gets them
-  const bool spectra = engine_.structure_factor(structure_factor);
+  if (output_) output_->write_histograms(engine_.histograms());
+  StructureFactorSums structure_factor;  // decomposed: every rank its rows
+  if (engine_.structure_factor(structure_factor) && structure_factor.samples > 0)
+    write_structure_factor(structure_factor);
   if (!output_) return;
-  output_->write_histograms(engine_.histograms());
-  if (spectra) output_->write_structure_factor(structure_factor);
   output_->write_step_tuning(engine_.step_tuning());
   output_->write_tempering(engine_.tempering());
+}
+
+void MeasurementSink::write_structure_factor(const StructureFactorSums& sums) {
+  StructureFactorTables tables = structure_factor_tables(sums, ranks_);
+  if (!ranks_) {
+    if (output_) output_->write_structure_factor(tables);
+    return;
+  }
+  // Every other rank's rows of S and G (three tables on the half spectrum, two on the lattice),
+  // sent table by table; rank 0 takes them a rank at a time, so it holds two ranks' rows at most.
+  constexpr int kTag = 12;
+  const int64_t row_modes = volume_of(tables.spectrum_shape) / tables.spectrum_shape[0];
+  const int64_t row_sites = volume_of(sums.dims) / sums.dims[0];
+  const auto parts = [&](StructureFactorTables& t) {
+    return std::array<std::pair<std::vector<double>*, int64_t>, 5>{{{&t.s, row_modes},
+                                                                    {&t.s_error, row_modes},
+                                                                    {&t.s_connected, row_modes},
+                                                                    {&t.g, row_sites},
+                                                                    {&t.g_connected, row_sites}}};
+  };
+  if (ranks_->rank() != 0) {
+    if (tables.rows == 0) return;
+    for (auto [part, size] : parts(tables))
+      ranks_->send(part->data(), part->size() * sizeof(double), 0, kTag);
+    return;
+  }
+  output_->write_structure_factor(tables);
+  const AxisSplit split{sums.dims[0], ranks_->size()};
+  for (int rank = 1; rank < ranks_->size(); ++rank) {
+    StructureFactorTables rows;
+    rows.first_row = split.first(rank);
+    rows.rows = split.count(rank);
+    if (rows.rows == 0) continue;
+    for (auto [part, size] : parts(rows)) {
+      part->resize(static_cast<size_t>(rows.rows * size));
+      ranks_->receive(part->data(), part->size() * sizeof(double), rank, kTag);
+    }
+    output_->write_structure_factor_rows(rows);
+  }
 }
 
 }  // namespace lattica

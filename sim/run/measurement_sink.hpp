@@ -10,8 +10,10 @@
 namespace lattica {
 
 class BackgroundWriter;
+class Communicator;
 class OutputFile;
 struct Config;
+struct StructureFactorSums;
 
 /// Rows of one per-measurement series: the sweep of each row and its values, a fixed number
 /// per row.
@@ -36,11 +38,13 @@ struct PendingMeasurements {
 /// Collects the measurements the engine queued, refuses non-finite ones, and hands them to the
 /// background writer to append to the output (null: a rank that writes nothing, which still
 /// takes part in every collective step of the engine). Also writes the results the engine
-/// accumulates (histograms, structure factor, step tuning) on request.
+/// accumulates (histograms, structure factor, step tuning) on request; `ranks`: those of a
+/// decomposed run (null or one alone otherwise), whose structure factor tables are made and
+/// written rank by rank.
 class MeasurementSink {
  public:
   MeasurementSink(const Config& config, Engine& engine, OutputFile* output,
-                  BackgroundWriter& writer);
+                  BackgroundWriter& writer, Communicator* ranks);
 
   /// The engine queued a measurement taken after `sweep` sweeps: collects when the engine's
   /// queue is full, writes when run.flush_every measurements are pending.
@@ -57,10 +61,14 @@ class MeasurementSink {
  private:
   /// Moves the engine's queued measurements into pending_; throws at a non-finite value.
   void collect();
+  /// The tables of the structure factor from every rank's sums of its rows, written by rank 0
+  /// one rank's rows at a time (collective in a decomposed run).
+  void write_structure_factor(const StructureFactorSums& sums);
 
   Engine& engine_;
   OutputFile* output_;
   BackgroundWriter& writer_;
+  Communicator* ranks_;
   std::vector<std::string> observable_names_;
   bool langevin_;  ///< the sequence has a Langevin pass (named in the non-finite message)
   int64_t capacity_;

@@ -26,7 +26,7 @@ RunLoop::RunLoop(const Config& config, Engine& engine, OutputFile* output, Progr
       engine_(engine),
       output_(output),
       schedule_(config),
-      measurements_(config, engine, output, writer_),
+      measurements_(config, engine, output, writer_, ranks),
       snapshots_(engine, output, writer_, config.dims, ranks),
       stop_(config, ranks),
       progress_(progress, schedule_.total(), config.progress_minutes),

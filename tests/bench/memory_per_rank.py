@@ -6,11 +6,12 @@ lattice, for runs that add one kind of step each to the final snapshot every run
   snapshot     the final snapshot only (and the measurements)
   checkpoint   + a checkpoint every sweep
   spectral     + the structure factor at every measurement
+  spectral_checkpoint  + the structure factor and a checkpoint every sweep
 
 A benchmark program, not a test: the figures depend on the machine and its libraries.
 
 Usage: memory_per_rank.py SIM MPIRUN [--dims 256,256,256] [--ranks 1,2,4]
-       [--steps snapshot,checkpoint,spectral] [--json FILE]"""
+       [--steps snapshot,checkpoint,spectral,spectral_checkpoint] [--json FILE]"""
 import argparse
 import json
 import os
@@ -21,14 +22,15 @@ import tempfile
 
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1", OMP_NUM_THREADS="1")
-STEPS = {"snapshot": "", "checkpoint": "checkpoint_every = 1\n",
-         "spectral": "[measure]\nstructure_factor = true\n"}
+CHECKPOINT, SPECTRAL = "checkpoint_every = 1\n", "[measure]\nstructure_factor = true\n"
+STEPS = {"snapshot": ("", ""), "checkpoint": (CHECKPOINT, ""), "spectral": ("", SPECTRAL),
+         "spectral_checkpoint": (CHECKPOINT, SPECTRAL)}  # ([run] keys, further sections)
 REPORT = re.compile(r"peak host memory(?: per rank)? ([0-9.]+) MiB"
                     r"(?: \(largest of (\d+); smallest ([0-9.]+) MiB\))?")
 
 
 def input_text(dims, step):
-    run_keys, rest = (STEPS[step], "") if step != "spectral" else ("", STEPS[step])
+    run_keys, rest = STEPS[step]
     return f"""[lattice]
 dims = [{dims}]
 [model]
@@ -79,7 +81,7 @@ def main():
             for ranks in map(int, args.ranks.split(",")):
                 row = {"step": step, "ranks": ranks,
                        **peak(args.sim, args.mpirun, ranks, path, os.path.join(work, "out.h5"))}
-                print(f"{step:10s} {ranks} rank(s): largest {row['largest_mib']:.0f} MiB, "
+                print(f"{step:19s} {ranks} rank(s): largest {row['largest_mib']:.0f} MiB, "
                       f"smallest {row['smallest_mib']:.0f} MiB", flush=True)
                 rows.append(row)
     if args.json:

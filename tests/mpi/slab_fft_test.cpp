@@ -4,8 +4,8 @@
 // same global field, transforms the whole of it alone and compares its own rows of the
 // distributed spectrum, then of the distributed inverse (V times the field). BoxSlabs
 // (sim/parallel/box_slabs.hpp) moves each rank's box of a decomposition to its slab and back,
-// exactly. Run it alone or under mpirun with any rank count; exits 1 when any rank saw a
-// difference beyond rounding.
+// exactly, and the structure factor's tables made rank by rank are one process's. Run it alone or
+// under mpirun with any rank count; exits 1 when any rank saw a difference beyond rounding.
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +19,7 @@
 
 #include "kernels/spectral/fft_cpu.hpp"
 #include "sim/communicator.hpp"
+#include "sim/correlators.hpp"
 #include "sim/decomposition.hpp"
 #include "sim/parallel/box_slabs.hpp"
 #include "sim/parallel/slab_fft.hpp"
@@ -152,6 +153,69 @@ int check_box_slabs(Communicator& comm, const std::vector<int64_t>& dims, std::v
   return 1;
 }
 
+/// The structure factor's tables made rank by rank from each rank's rows of the running sums
+/// (sim/correlators.hpp) against one process's tables of the whole sums: the same rows of S,
+/// its error and connected part, G to rounding, the whole lattice's shells to rounding, and
+/// the mean field and xi2 exactly.
+int check_tables(Communicator& comm, const std::vector<int64_t>& dims) {
+  StructureFactorSums whole;
+  whole.dims = dims;
+  whole.components = 2;
+  whole.samples = 5;
+  const int d = static_cast<int>(dims.size());
+  const int64_t modes = half_spectrum_size(dims.data(), d), row_modes = modes / dims[0];
+  std::mt19937_64 random(7 + static_cast<uint64_t>(modes));
+  std::uniform_real_distribution<double> uniform(0.5, 2.0);
+  for (int64_t k = 0; k < modes; ++k) {
+    whole.power_sum.push_back(5 * uniform(random));
+    whole.power_squares.push_back(30 * uniform(random));
+  }
+  whole.power_sum[0] = 50;  // S(0) above S(k_min): a finite xi2 to compare
+  whole.mean_field_sum = {0.3, -0.2};
+  const int64_t longest = *std::max_element(dims.begin(), dims.end());
+  for (int a = 0; a < d; ++a) {
+    if (dims[a] == longest) whole.min_axes.push_back(a);
+  }
+  const StructureFactorTables one = structure_factor_tables(whole);
+
+  const AxisSplit rows{dims[0], comm.size()};
+  StructureFactorSums mine = whole;
+  mine.first_row = rows.first(comm.rank());
+  const int64_t first = mine.first_row * row_modes, count = rows.count(comm.rank()) * row_modes;
+  mine.power_sum.assign(whole.power_sum.begin() + first, whole.power_sum.begin() + first + count);
+  mine.power_squares.assign(whole.power_squares.begin() + first,
+                            whole.power_squares.begin() + first + count);
+  if (comm.rank() != 0) mine.mean_field_sum = whole.mean_field_sum;  // every rank has it
+  const StructureFactorTables split = structure_factor_tables(mine, &comm);
+
+  const int64_t row_sites = volume_of(dims) / dims[0];
+  const int64_t sites = rows.count(comm.rank()) * row_sites;
+  const auto same_rows = [&](const std::vector<double>& a, const std::vector<double>& b,
+                             int64_t offset, int64_t n) {
+    return static_cast<int64_t>(a.size()) == n &&
+           std::equal(a.begin(), a.end(), b.begin() + offset);
+  };
+  const auto close = [](const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() &&
+           relative_error(a.data(), b.data(), static_cast<int64_t>(a.size()), real_distance) <
+               1e-12;
+  };
+  const std::vector<double> g_rows(one.g.begin() + split.first_row * row_sites,
+                                   one.g.begin() + split.first_row * row_sites + sites);
+  const bool agree = split.first_row == mine.first_row && split.rows == rows.count(comm.rank()) &&
+                     same_rows(split.s, one.s, first, count) &&
+                     same_rows(split.s_error, one.s_error, first, count) &&
+                     same_rows(split.s_connected, one.s_connected, first, count) &&
+                     close(split.g, g_rows) && close(split.radial_k, one.radial_k) &&
+                     close(split.radial_s, one.radial_s) &&
+                     split.radial_modes == one.radial_modes && split.mean_field == one.mean_field &&
+                     std::isfinite(one.xi2) && split.xi2 == one.xi2 && split.momenta == one.momenta;
+  if (agree) return 0;
+  std::fprintf(stderr, "rank %d of %d: structure factor tables of %s differ\n", comm.rank(),
+               comm.size(), describe({dims, 1}).c_str());
+  return 1;
+}
+
 /// Plans that cannot be made are refused with std::invalid_argument.
 int check_refusals(Communicator& comm) {
   int failures = 0;
@@ -186,6 +250,9 @@ int main(int argc, char** argv) {
     failures += check_box_slabs(*comm, {6, 4, 6}, {}, 1);
     failures += check_box_slabs(*comm, {4, 4, 4, 6}, {}, 3);
     failures += check_refusals(*comm);
+    for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{
+             {8, 6}, {7, 5}, {2, 9}, {6, 4, 10}, {5, 7, 7}, {4, 3, 4, 5}})
+      failures += check_tables(*comm, dims);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rank %d: %s\n", comm->rank(), e.what());
     failures = 1;

@@ -19,6 +19,7 @@ checked against the CPU.
 
 Usage: test_ranks.py SIM MPIRUN BACKEND WORKDIR [CASE...] [unittest options]. BACKEND is cpu or
 cuda; a CASE (a name in CASES, resume or bad_grid) runs that test only."""
+import math
 import os
 import subprocess
 import sys
@@ -247,10 +248,26 @@ class RanksTest(unittest.TestCase):
                     self.assertEqual(len(generations), 1, generations)
                     self.assertEqual(sorted(os.listdir(os.path.join(parts, generations[0]))),
                                      sorted(f"part-{r}.h5" for r in range(first)))
+                    if "structure_factor" in sections:  # each part its rows of the sums
+                        self.assert_spectrum_rows(os.path.join(parts, generations[0]), first,
+                                                  dims)
                 else:
                     self.assertFalse(os.path.exists(parts))
                 self.sim(later, [path, "-o", out, "--resume", "-q"])
                 self.assert_same_chain(straight, out, rtol, SPECTRAL_RTOL, field_rtol)
+
+    def assert_spectrum_rows(self, folder, ranks, dims):
+        """The parts hold the structure factor's running sums by rows of axis 0, together the
+        whole half spectrum, each no more than its rank's rows (SlabFft's split)."""
+        extents = [int(n) for n in dims.strip("[]").split(",")]
+        row_modes = math.prod(extents[1:-1]) * (extents[-1] // 2 + 1)
+        sizes = []
+        for r in range(ranks):
+            with h5py.File(os.path.join(folder, f"part-{r}.h5"), "r") as f:
+                sizes.append(f["structure_factor_power_sum"].size)
+                self.assertEqual(f["structure_factor_power_squares"].size, sizes[-1])
+        rows = [extents[0] // ranks + (r < extents[0] % ranks) for r in range(ranks)]
+        self.assertEqual(sizes, [n * row_modes for n in rows])
 
     def test_resume_per_rank_parts(self):
         """Issue 22: checkpoints written on 1, 2 and 4 ranks (each rank its box) resume on 1, 2
