@@ -1,6 +1,7 @@
 #include "sim/bench.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -164,6 +165,35 @@ double seconds_per_sweep(Engine& engine, int repeats, Communicator* ranks = null
   return times[times.size() / 2];
 }
 
+/// Structure-factor measurements timed together, at most (the engine's queue holds them).
+constexpr int kSpectraPerCollect = 64;
+
+/// Seconds of one structure-factor measurement (the field, its moves to the slabs, the
+/// distributed or single-process FFT and the power sums), the slowest rank's, median of
+/// `repeats`; the engine measures the structure factor at every measurement.
+double seconds_per_spectrum(Engine& engine, int repeats, Communicator* ranks) {
+  auto slowest = [&](double seconds) {
+    if (!ranks) return seconds;
+    return 1e-9 * static_cast<double>(ranks->max(static_cast<int64_t>(seconds * 1e9)));
+  };
+  MeasurementBatch batch;
+  auto timed = [&](int count) {
+    if (ranks) ranks->max(0);  // start together
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < count; ++i) engine.measure();
+    engine.collect(batch);  // waits for the device
+    return slowest(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  };
+  engine.initialize();
+  timed(1);  // warm-up: plans, buffers
+  const double one = std::max(timed(1), 1e-7);
+  const int count = static_cast<int>(std::clamp(0.2 / one, 1.0, double(kSpectraPerCollect)));
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) times.push_back(timed(count) / count);
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
 /// Population annealing's pass of the benchmark: a short schedule from beta = 0 to the
 /// transition on many small lattices, timed whole (sweeps, measurements, resampling).
 struct AnnealingRate {
@@ -279,7 +309,10 @@ struct ScalingPoint {
 int run_scaling(const BenchOptions& o, Communicator& world) {
   const bool root = world.rank() == 0;
   const bool weak = o.scaling == "weak";
+  // "structure factor": a measurement through the distributed FFT instead of an update sweep.
+  const bool spectral = o.kernel == kStructureFactorStep;
   BenchOptions chosen = o;
+  if (spectral) chosen.kernel.clear();
   if (chosen.kernel.empty())
     chosen.kernel = o.model == "ising" ? "metropolis multispin" : "metropolis";
   if (chosen.precision.empty()) chosen.precision = "float";
@@ -325,13 +358,18 @@ int run_scaling(const BenchOptions& o, Communicator& world) {
         s.parallel_grid[0] = n;
       }
       s.cuda_device = device;
+      if (spectral) {
+        s.structure_factor_every = 1;
+        s.measurement_capacity = kSpectraPerCollect;
+      }
       try {
         p.grid = n > 1 ? Decomposition(s.dims, s.parallel_grid, n).grid()
                        : std::vector<int>(dims.size(), 1);
         std::unique_ptr<Engine> engine =
             o.backend == "cuda" ? make_cuda_engine(s) : make_cpu_engine(s);
         device_name = engine->device_name();
-        p.seconds_per_sweep = seconds_per_sweep(*engine, o.repeats, part.get());
+        p.seconds_per_sweep = spectral ? seconds_per_spectrum(*engine, o.repeats, part.get())
+                                       : seconds_per_sweep(*engine, o.repeats, part.get());
       } catch (const InputError& e) {
         if (root)
           std::fprintf(stderr, "sim bench: error: %d rank(s), %s: %s\n", n,
@@ -348,11 +386,13 @@ int run_scaling(const BenchOptions& o, Communicator& world) {
     points.push_back(p);
   }
   if (!root) return 0;
+  const std::string step = spectral ? kStructureFactorStep : k.name;
   std::printf("sim bench: %s scaling, %s %s (%s), %s; one rank's copy bandwidth %.1f GB/s\n",
-              o.scaling.c_str(), o.model.c_str(), k.name.c_str(), type_name(o, k).c_str(),
+              o.scaling.c_str(), o.model.c_str(), step.c_str(), type_name(o, k).c_str(),
               device_name.c_str(), copy / 1e9);
-  std::printf("%6s %-12s %-16s %14s %14s %14s %10s\n", "ranks", "grid", "lattice", "s/sweep",
-              "updates/ns", "per rank", "efficiency");
+  std::printf("%6s %-12s %-16s %14s %14s %14s %10s\n", "ranks", "grid", "lattice",
+              spectral ? "s/spectrum" : "s/sweep", spectral ? "sites/ns" : "updates/ns", "per rank",
+              "efficiency");
   for (const ScalingPoint& p : points) {
     std::printf("%6d %-12s %-16s %14.6g %14.2f %14.2f %9.1f%%\n", p.ranks,
                 grid_text(p.grid).c_str(), dims_text(p.dims).c_str(), p.seconds_per_sweep,
@@ -364,14 +404,14 @@ int run_scaling(const BenchOptions& o, Communicator& world) {
         << " (" << kLatticaGitCommit << ")\",\n  \"scaling\": \"" << o.scaling
         << "\",\n  \"backend\": \"" << o.backend << "\",\n  \"device\": \"" << device_name
         << "\",\n  \"copy_bandwidth_gb_per_s\": " << copy / 1e9 << ",\n  \"model\": \"" << o.model
-        << "\",\n  \"kernel\": \"" << k.name << "\",\n  \"type\": \"" << type_name(o, k)
+        << "\",\n  \"kernel\": \"" << step << "\",\n  \"type\": \"" << type_name(o, k)
         << "\",\n  \"repeats\": " << o.repeats << ",\n  \"points\": [\n";
     for (size_t i = 0; i < points.size(); ++i) {
       const ScalingPoint& p = points[i];
       out << "    {\"ranks\": " << p.ranks << ", \"grid\": \"" << grid_text(p.grid)
-          << "\", \"lattice\": \"" << dims_text(p.dims)
-          << "\", \"seconds_per_sweep\": " << p.seconds_per_sweep
-          << ", \"site_updates_per_ns\": " << p.site_updates_per_ns
+          << "\", \"lattice\": \"" << dims_text(p.dims) << "\", \""
+          << (spectral ? "seconds_per_spectrum" : "seconds_per_sweep")
+          << "\": " << p.seconds_per_sweep << ", \"site_updates_per_ns\": " << p.site_updates_per_ns
           << ", \"per_rank\": " << p.per_rank << ", \"efficiency\": " << p.efficiency << "}"
           << (i + 1 < points.size() ? "," : "") << "\n";
     }

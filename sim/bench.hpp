@@ -29,6 +29,10 @@ struct BenchOptions {
   int64_t walkers = 16384;       ///< --kernel multicanonical: walkers on the GPU
 };
 
+/// The --kernel of the scaling benchmark that times a structure-factor measurement (the
+/// distributed FFT of a decomposed run) instead of an update sweep.
+inline constexpr char kStructureFactorStep[] = "structure factor";
+
 /// Runs the benchmark on the ranks of `ranks` (the scaling benchmark uses them all, the
 /// single-GPU one rank 0 alone); returns the process exit code.
 int run_bench(const BenchOptions& options, Communicator& ranks);

@@ -27,7 +27,9 @@ CLI::App* add_bench_command(CLI::App& app, BenchOptions& bench) {
       ->check(CLI::Range(1, 1000));
   command->add_option("--kernel", bench.kernel,
                       "time this kernel only (e.g. \"heatbath\", \"metropolis multispin\"; "
-                      "\"multicanonical\": multicanonical walkers, see --walkers)");
+                      "\"multicanonical\": multicanonical walkers, see --walkers; with "
+                      "--scaling, \"structure factor\": a measurement through the distributed "
+                      "FFT)");
   command->add_option("--walkers", bench.walkers, "--kernel multicanonical: walkers on the GPU")
       ->check(CLI::Range(1, 65536));
   command->add_option("--precision", bench.precision, "continuous models: float or double only")

@@ -19,6 +19,7 @@ checked against the CPU.
 
 Usage: test_ranks.py SIM MPIRUN BACKEND WORKDIR [CASE...] [unittest options]. BACKEND is cpu or
 cuda; a CASE (a name in CASES, resume or bad_grid) runs that test only."""
+import json
 import math
 import os
 import subprocess
@@ -346,6 +347,23 @@ class RanksTest(unittest.TestCase):
                                          sb.attrs["committed_length"])
                         self.assertEqual(sa["configuration"].attrs["packing"],
                                          sb["configuration"].attrs["packing"])
+
+    def test_bench_scaling_spectral(self):
+        """Issue 22: sim bench --scaling times a structure-factor measurement (the distributed
+        FFT) on 1 and 2 ranks, stacking a box per rank, and says so in its JSON."""
+        if GPUS < 2:
+            self.skipTest("fewer than 2 GPUs")
+        out = os.path.join(WORK, "bench_spectral.json")
+        r = self.sim(2, ["bench", "--scaling", "weak", "--backend", BACKEND, "--model", "phi4",
+                         "--precision", "double", "--kernel", "structure factor",
+                         "--dims", "4", "8", "6", "--repeats", "1", "--json", out])
+        self.assertIn("s/spectrum", r.stdout)
+        with open(out) as f:
+            report = json.load(f)
+        self.assertEqual(report["kernel"], "structure factor")
+        self.assertEqual([p["ranks"] for p in report["points"]], [1, 2])
+        self.assertEqual([p["lattice"] for p in report["points"]], ["4x8x6", "8x8x6"])
+        self.assertTrue(all(p["seconds_per_spectrum"] > 0 for p in report["points"]))
 
     def test_bad_grid(self):
         dims, model, _, _, _ = CASES["ising3d_packed"]

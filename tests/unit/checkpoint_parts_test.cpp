@@ -1,7 +1,8 @@
 // Per-rank checkpoints (sim/checkpoint_parts.hpp, issue 22): the parts of every rank of a grid,
 // written one rank after another through a stand-in communicator, read back as any region of
 // the lattice (boxes of other grids with their periodic ghost layers, the whole lattice), byte
-// for byte; a new checkpoint replaces the older parts; a missing part is refused.
+// for byte; a new checkpoint replaces the older parts; a missing part is refused; the structure
+// factor's running sums, stored by rows, read back as the rows of any rank count.
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,7 @@
 #include "sim/checkpoint.hpp"
 #include "sim/checkpoint_parts.hpp"
 #include "sim/decomposition.hpp"
+#include "sim/parallel/slab_fft.hpp"
 #include "tests/support/stand_in_communicator.hpp"
 
 namespace lattica {
@@ -61,11 +63,23 @@ std::vector<unsigned char> expected_region(const std::vector<int64_t>& origin,
   return out;
 }
 
-/// Writes a checkpoint at `sweep` of every rank of `grid` (rank 0 last, as it finishes last).
-void write_all_parts(const std::string& path, const std::vector<int>& grid, int64_t sweep) {
+/// Modes of one row of axis 0 of the half spectrum of kDims (4 x (8 / 2 + 1)).
+constexpr int64_t kRowModes = 4 * 5;
+
+/// The structure factor's sum (squares: 1000 more) at mode k of the half spectrum.
+double spectrum_value(int64_t k, bool squares) {
+  return 0.5 * static_cast<double>(k) + squares * 1000;
+}
+
+/// Writes a checkpoint at `sweep` of every rank of `grid` (rank 0 last, as it finishes last);
+/// with `spectrum`, each rank also holds its rows of the structure factor's sums (the slab
+/// FFT's rows for that many ranks).
+void write_all_parts(const std::string& path, const std::vector<int>& grid, int64_t sweep,
+                     bool spectrum = false) {
   int ranks = 1;
   for (int n : grid) ranks *= n;
   const Decomposition boxes(kDims, grid, ranks);
+  const AxisSplit rows{kDims[0], ranks};
   for (int rank = ranks - 1; rank >= 0; --rank) {
     StandInRank comm(rank, ranks);
     Checkpoint c;
@@ -74,6 +88,19 @@ void write_all_parts(const std::string& path, const std::vector<int>& grid, int6
     c.engine.region_origin = boxes.box_origin(rank);
     c.engine.region_extents = boxes.box();
     c.engine.configuration = expected_region(boxes.box_origin(rank), boxes.box());
+    if (spectrum) {
+      StructureFactorSums& sf = c.engine.structure_factor;
+      sf.dims = kDims;
+      sf.components = 1;
+      sf.samples = 3;
+      sf.first_row = rows.first(rank);
+      for (int64_t k = sf.first_row * kRowModes; k < (sf.first_row + rows.count(rank)) * kRowModes;
+           ++k) {
+        sf.power_sum.push_back(spectrum_value(k, false));
+        sf.power_squares.push_back(spectrum_value(k, true));
+      }
+      sf.mean_field_sum = {0.25};
+    }
     write_decomposed_checkpoint(path, c, boxes, kReplicas, comm);
   }
 }
@@ -138,6 +165,38 @@ TEST_F(CheckpointPartsTest, AMissingPartIsRefusedWhereItIsNeeded) {
   EXPECT_EQ(read_checkpoint_region(path_, c, {0, 0, 0}, {8, 4, 8}),
             expected_region({0, 0, 0}, {8, 4, 8}));
   EXPECT_ANY_THROW(read_checkpoint_region(path_, c, {0, 0, 0}, kDims));
+}
+
+// The structure factor's sums go to the parts by rows (the manifest keeps the rest), and any
+// range of rows reads back from the parts that hold them; a part without them is refused.
+TEST_F(CheckpointPartsTest, SpectrumRowsReadBackForAnyRankCount) {
+  write_all_parts(path_, {3, 2, 1}, 12, true);
+  const Checkpoint c = read_checkpoint(path_);
+  const StructureFactorSums& manifest = c.engine.structure_factor;
+  EXPECT_TRUE(manifest.power_sum.empty() && manifest.power_squares.empty());
+  EXPECT_EQ(manifest.samples, 3);
+  EXPECT_EQ(manifest.mean_field_sum, std::vector<double>{0.25});
+  for (int ranks : {1, 2, 5, 6, 12, 16}) {
+    const AxisSplit rows{kDims[0], ranks};
+    for (int rank = 0; rank < ranks; ++rank) {
+      StructureFactorSums sums = manifest;
+      read_checkpoint_spectrum_rows(path_, c, rows.first(rank), rows.count(rank), sums);
+      std::vector<double> sum, squares;
+      for (int64_t k = rows.first(rank) * kRowModes;
+           k < (rows.first(rank) + rows.count(rank)) * kRowModes; ++k) {
+        sum.push_back(spectrum_value(k, false));
+        squares.push_back(spectrum_value(k, true));
+      }
+      EXPECT_EQ(sums.first_row, rows.first(rank));
+      EXPECT_EQ(sums.power_sum, sum) << ranks << " ranks, rank " << rank;
+      EXPECT_EQ(sums.power_squares, squares) << ranks << " ranks, rank " << rank;
+    }
+  }
+  // Parts written without the sums (a run without spectra) cannot give them.
+  write_all_parts(path_, {2, 1, 1}, 14);
+  StructureFactorSums sums;
+  EXPECT_THROW(read_checkpoint_spectrum_rows(path_, read_checkpoint(path_), 0, 12, sums),
+               CheckpointError);
 }
 
 }  // namespace
