@@ -47,6 +47,9 @@ std::vector<Column> timeslice_columns(const std::vector<int64_t>& dims, int repl
 /// description.
 void write_table(hid_t group, const char* name, const std::vector<hsize_t>& shape, hid_t type,
                  const void* data, const std::string& description) {
+  auto bytes = static_cast<int64_t>(H5_CHECK(H5Tget_size(type)));
+  for (hsize_t n : shape) bytes *= static_cast<int64_t>(n);
+  reserve_file_space(group, bytes);
   if (H5_CHECK(H5Lexists(group, name, H5P_DEFAULT)) > 0)
     H5_CHECK(H5Ldelete(group, name, H5P_DEFAULT));
   H5Id space(H5_CHECK(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr)),

@@ -101,6 +101,15 @@ std::string match_recorded_length(const std::string& path) {
   return "";
 }
 
+void trim_to_recorded_length(const std::string& path) {
+  const int64_t recorded = recorded_length(path);
+  std::error_code ec;
+  const auto actual = static_cast<int64_t>(std::filesystem::file_size(path, ec));
+  if (recorded < 0 || ec || actual <= recorded) return;
+  std::filesystem::resize_file(path, static_cast<uintmax_t>(recorded), ec);
+  if (ec) throw HdfError("cannot trim " + path + " to its recorded length: " + ec.message());
+}
+
 void copy_whole_file(const std::string& from, const std::string& to) {
   std::error_code ec;
   std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);

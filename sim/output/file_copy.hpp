@@ -21,6 +21,10 @@ int64_t recorded_length(const std::string& path);
 /// overflow", "message not aligned"). HdfError when it cannot.
 std::string match_recorded_length(const std::string& path);
 
+/// Cuts a closed HDF5 file down to the length its superblock records: the room
+/// reserve_file_space() made past HDF5's data and HDF5 did not use. HdfError when it cannot.
+void trim_to_recorded_length(const std::string& path);
+
 /// Copies a file, replacing `to`; HdfError (the copy removed) when it cannot, e.g. on a full
 /// disk.
 void copy_whole_file(const std::string& from, const std::string& to);

@@ -1,6 +1,10 @@
 #include "sim/output/hdf5.hpp"
 
+#include <fcntl.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 namespace lattica {
 
@@ -40,6 +44,25 @@ void H5Id::reset() {
   H5Eclear2(H5E_DEFAULT);
   throw HdfError(std::string("HDF5 error at ") + file + ":" + std::to_string(line) + ": " + call +
                  (stack.empty() ? "" : ": " + stack));
+}
+
+void reserve_file_space(hid_t object, int64_t bytes) {
+  constexpr int64_t kMetadataRoom = int64_t(64) << 10;
+  H5Id file(H5_CHECK(H5Iget_file_id(object)), H5Fclose);
+  H5Id access(H5_CHECK(H5Fget_access_plist(file.get())), H5Pclose);
+  if (H5_CHECK(H5Pget_driver(access.get())) != H5FD_SEC2) return;  // MPI-IO, in-memory files
+  haddr_t allocated = 0;
+  H5_CHECK(H5Fget_eoa(file.get(), &allocated));
+  void* handle = nullptr;
+  H5_CHECK(H5Fget_vfd_handle(file.get(), access.get(), &handle));
+  const int error = posix_fallocate(*static_cast<int*>(handle), static_cast<off_t>(allocated),
+                                    static_cast<off_t>(bytes + kMetadataRoom));
+  if (error == 0 || error == EOPNOTSUPP || error == EINVAL) return;  // no reservation there
+  char name[4096] = {};
+  H5Fget_name(file.get(), name, sizeof name);
+  throw HdfError(std::string("cannot write ") + name + ": " + std::strerror(error) +
+                 " (no room for the next " + std::to_string(bytes) +
+                 " bytes and HDF5's metadata; the file is as its last flush left it)");
 }
 
 void quiet_hdf5() {

@@ -29,6 +29,15 @@ void quiet_hdf5();
 /// FALSE, TRUE or BEST_EFFORT), lock where the filesystem can and go on without where it cannot.
 H5Id file_access();
 
+/// Makes room in the file holding `object` for `bytes` of data (and 64 KiB for HDF5's metadata)
+/// past the space HDF5 has allocated, before HDF5 writes them. A
+/// full disk, a quota or a file-size limit then fails here (HdfError naming the file and the
+/// cause), with the file as its last flush left it, instead of half-way through a flush of
+/// HDF5's metadata, which can leave objects pointing past the file's end so that no resume can
+/// open it. HDF5 cuts the room it did not use off at its next flush. Nothing for files not on
+/// HDF5's default (POSIX) driver, or on filesystems that cannot reserve space.
+void reserve_file_space(hid_t object, int64_t bytes);
+
 /// Creates a group, or opens an existing group or dataset (`name` may be a path).
 H5Id create_group(hid_t parent, const char* name);
 H5Id open_group(hid_t parent, const char* name);

@@ -368,6 +368,7 @@ void OutputFile::write_multicanonical(const MulticanonicalRecord& record) {
 }
 
 void OutputFile::flush() {
+  reserve_file_space(file_.get(), 0);  // a full disk stops us before HDF5 writes its metadata
   // Data first, then the lengths that vouch for it, then the lengths themselves.
   H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
   observables_.commit();
@@ -390,6 +391,7 @@ void OutputFile::close() {
   for (RecordSeries& series : further_) series.close();
   // Closed here, not in a destructor, so that failures are reported.
   H5_CHECK(H5Fclose(file_.release()));
+  trim_to_recorded_length(working_path_.empty() ? path_ : working_path_);
   publish();
 }
 

@@ -111,6 +111,20 @@ RecordSeries RecordSeries::open(hid_t parent, const char* path, const std::vecto
 }
 
 void RecordSeries::append(int64_t count, const std::vector<const void*>& data) {
+  // Room first: the chunks the new rows start (chunks are placed whole), and each column's
+  // share of metadata (its chunk index grows).
+  int64_t bytes = 0;
+  for (size_t i = 0; i < sets_.size(); ++i) {
+    auto row_bytes = static_cast<int64_t>(H5_CHECK(H5Tget_size(types_[i])));
+    for (hsize_t t : rows_[i]) row_bytes *= static_cast<int64_t>(t);
+    H5Id plist(H5_CHECK(H5Dget_create_plist(sets_[i].get())), H5Pclose);
+    std::vector<hsize_t> chunk(rows_[i].size() + 1, 1);
+    H5_CHECK(H5Pget_chunk(plist.get(), static_cast<int>(chunk.size()), chunk.data()));
+    const auto rows = static_cast<int64_t>(chunk[0]);
+    const auto placed = [rows](int64_t n) { return (n + rows - 1) / rows * rows; };
+    bytes += (placed(length_ + count) - placed(length_)) * row_bytes + 4096;
+  }
+  reserve_file_space(group_.get(), bytes);
   for (size_t i = 0; i < sets_.size(); ++i)
     append_rows(sets_[i].get(), types_[i], length_, count, rows_[i], data[i]);
   length_ += count;
@@ -121,6 +135,9 @@ void RecordSeries::write_block(size_t column, int64_t row, const std::vector<hsi
   std::vector<hsize_t> first{static_cast<hsize_t>(row)}, block{1};
   first.insert(first.end(), start.begin(), start.end());
   block.insert(block.end(), count.begin(), count.end());
+  auto bytes = static_cast<int64_t>(H5_CHECK(H5Tget_size(types_[column])));
+  for (hsize_t t : count) bytes *= static_cast<int64_t>(t);
+  reserve_file_space(group_.get(), bytes);
   write_rows(sets_[column].get(), types_[column], first, block, data);
 }
 

@@ -9,6 +9,9 @@
 namespace lattica {
 
 void write_histograms(hid_t file, const std::vector<ExactHistogram>& histograms) {
+  int64_t bytes = 0;  // values and counts, 8 bytes each
+  for (const ExactHistogram& h : histograms) bytes += 16 * static_cast<int64_t>(h.counts.size());
+  reserve_file_space(file, bytes);
   if (H5_CHECK(H5Lexists(file, "histograms", H5P_DEFAULT)) > 0) {
     H5_CHECK(H5Ldelete(file, "histograms", H5P_DEFAULT));
   }
@@ -45,6 +48,7 @@ void write_array(hid_t parent, const char* name, const std::vector<T>& values,
   const hid_t type = std::is_same_v<T, double>    ? H5T_NATIVE_DOUBLE
                      : std::is_same_v<T, int64_t> ? H5T_NATIVE_INT64
                                                   : H5T_NATIVE_INT32;
+  reserve_file_space(parent, static_cast<int64_t>(values.size() * sizeof(T)));
   if (H5_CHECK(H5Lexists(parent, name, H5P_DEFAULT)) > 0)
     H5_CHECK(H5Ldelete(parent, name, H5P_DEFAULT));
   H5Id space(H5_CHECK(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr)),
