@@ -458,6 +458,9 @@ def cmd_reweight(args, parser):
         _error(f"{p.paths[0]}: reweight works in beta, and this {p.model} run has none (kappa = "
                f"{p.coupling!r}); reweighting in kappa is not implemented")
         return 2
+    if reweight.means_refusal(p):
+        _error(reweight.means_refusal(p))
+        return 2
     rw, block_ok = reweight.reweighter_for(p)
     low, high = rw.reach()
     warnings = list(p.warnings)

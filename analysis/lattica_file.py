@@ -349,6 +349,8 @@ class LatticaFile:
         self.replicas = int(attrs.get("replicas", 1))
         #: a parallel-tempering run: its columns are rungs, not replicas of one chain
         self.tempered = False
+        #: replicas averaged into each column of the observables (1: every replica's series)
+        self.averaged_over = 1
         self.chains = {name: (series.reshape(-1, 1) if series.ndim == 1 else series)
                        for name, series in observables.items()}  #: name -> [n, R]
 
@@ -584,6 +586,12 @@ def load(path):
 
         group = f["observables"]
         n = _committed_length(group, path)
+        # output.observables = "means": each column is the mean of this many replicas (the
+        # ladders of a tempered run), and /kept_replicas may hold some of them in full.
+        averaged_over = int(group.attrs.get("averaged_over", 1))
+        if averaged_over < 1 or replicas % averaged_over:
+            raise SchemaError(f"{path}: /observables averages {averaged_over} of {replicas} "
+                              f"replicas")
         if "sweep" not in group:
             raise SchemaError(f"{path}: no /observables/sweep dataset")
         sweep = group["sweep"][:n].astype(np.int64, copy=False)
@@ -598,9 +606,11 @@ def load(path):
             else:
                 raise SchemaError(f"{path}: {item.name} has shape {item.shape}, expected [n] "
                                   f"or [n, R]")
-            if columns != replicas:
+            if columns != replicas // averaged_over:
                 raise SchemaError(f"{path}: {item.name} has shape {item.shape} but the file "
-                                  f"says replicas = {replicas}")
+                                  f"says replicas = {replicas}" +
+                                  (f", averaged over {averaged_over}" if averaged_over > 1
+                                   else ""))
             observables[name] = item[:n].astype(np.float64, copy=False)
             bad = np.count_nonzero(~np.isfinite(observables[name]))
             if bad:  # an old file: sim now stops before writing such a value
@@ -639,6 +649,7 @@ def load(path):
     run = LatticaFile(path, attrs, observables, sweep, snapshots, histograms, warnings,
                       structure_factor, timeslice)
     run.tempered = tempered
+    run.averaged_over = averaged_over
     return run
 
 

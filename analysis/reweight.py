@@ -188,6 +188,17 @@ class Reweighter:
         return result
 
 
+def means_refusal(prepared):
+    """Why a run cannot be reweighted because it wrote replica means
+    (output.observables = "means"), or None: reweighting needs each configuration's energy."""
+    averaged = getattr(prepared.run, "averaged_over", 1) if prepared.run is not None else 1
+    if averaged <= 1:
+        return None
+    return (f"{prepared.paths[0]}: its observables are means over {averaged} replicas "
+            f"(output.observables = \"means\"); reweighting needs every configuration's "
+            f"energy: run with output.observables = \"replicas\"")
+
+
 def reweighter_for(prepared):
     """A Reweighter for a summary.Prepared run, blocks chosen from its Gamma analysis.
     Returns (reweighter, block_ok) where block_ok is False when the data were too short for
@@ -195,6 +206,9 @@ def reweighter_for(prepared):
     if prepared.beta is None:
         raise ValueError(f"{prepared.paths[0]}: a {prepared.model} run has no beta to "
                          f"reweight in")
+    refused = means_refusal(prepared)
+    if refused:
+        raise ValueError(refused)
     tau = prepared.max_tau()
     length, ok = gamma.choose_block_length(tau, [len(x) for x in prepared.e])
     return Reweighter(prepared.e, prepared.m, prepared.beta, prepared.volume, length,

@@ -284,7 +284,19 @@ class Prepared:
                              self.has_improved)
 
     def series(self, name):
-        return primary(name, self.e, self.m, self.extra)
+        stored = self.stored_moment(name)
+        return list(self.extra[stored]) if stored else primary(name, self.e, self.m, self.extra)
+
+    def stored_moment(self, name):
+        """The file's series of primary `name` when the run wrote replica means
+        (output.observables = "means": the mean of |x|, x^2 and x^4 of every observable x,
+        since a power of a mean is not the mean of the power), else None."""
+        energy, order = chain_names(self.model)
+        stored = {"|m|": f"|{order}|", "m^2": f"{order}^2", "m^4": f"{order}^4",
+                  "e^2": f"{energy}^2"}.get(name)
+        if stored is None and name.endswith("^2"):
+            stored = ("magnetization_0" if name == "m_0^2" else name[:-2]) + "^2"
+        return stored if stored in self.extra else None
 
     def primaries(self):
         return {name: self.series(name) for name in self.primary_names()}
@@ -478,6 +490,8 @@ def summarize(p):
         "beta": p.beta,
         "h": p.h,
         "replicas": p.replicas,
+        # output.observables = "means": each series is the mean of this many replicas
+        "averaged_over": getattr(p.run, "averaged_over", 1) if p.run is not None else 1,
         "point_index": p.run.point_index if p.run is not None else None,
         "seed": a.get("seed"),
         "measurements": p.measurements,
@@ -516,7 +530,9 @@ def format_summary(s):
     parameters = s.get("parameters") or {"beta": s["beta"], "h": s["h"]}
     described = ", ".join(f"{k} = {v!r}" for k, v in parameters.items())
     lines.append(f"  {s['model']} ({s['algorithm']}), lattice {dims} (V = {s['volume']}), "
-                 f"{described}, replicas = {s['replicas']}{where}")
+                 f"{described}, replicas = {s['replicas']}{where}"
+                 + (f" (each the mean of {s['averaged_over']})"
+                    if s.get("averaged_over", 1) > 1 else ""))
     spacing = s["sweep_spacing"]
     how = "automatic" if s["cut_rule"] != "given (--cut)" else "given"
     lines.append(f"  measurements: {s['measurements']} per replica, cut {s['cut']} ({how}), "

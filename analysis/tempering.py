@@ -49,8 +49,11 @@ def read_tempering(path):
                          exchange_every=int(g.attrs["exchange_every"]),
                          tempered=[t for t in str(tempered).split(",") if t],
                          couplings=couplings,
-                         replica_rung=np.asarray(g["replica_rung"][:n], dtype=np.int64),
-                         log_weight=np.asarray(g["log_weight"][:n], dtype=np.float64),
+                         # absent where the run wrote rung means (output.observables)
+                         replica_rung=np.asarray(g["replica_rung"][:n], dtype=np.int64)
+                         if "replica_rung" in g else None,
+                         log_weight=np.asarray(g["log_weight"][:n], dtype=np.float64)
+                         if "log_weight" in g else None,
                          sweep=np.asarray(g["sweep"][:n], dtype=np.int64),
                          statistics=statistics)
 
@@ -58,7 +61,8 @@ def read_tempering(path):
 def rung_chains(run, t, name):
     """Observable `name` at each rung as [n, ladders] (the ladders are independent replicas)."""
     chains = run.chains[name]
-    return [chains[:, [l * t.rungs + k for l in range(t.ladders)]] for k in range(t.rungs)]
+    ladders = chains.shape[1] // t.rungs  # 1 where the file holds each rung's mean (means)
+    return [chains[:, [l * t.rungs + k for l in range(ladders)]] for k in range(t.rungs)]
 
 
 def automatic_cut(run, t):
@@ -191,6 +195,10 @@ def reweight(run, t, targets, cut=0, blocks=20):
     coupling varied; every model's log weight is affine in each of its couplings, so the
     target's is the affine continuation of the ladder's ends), with jackknife errors over
     blocks of measurements, and the rungs' free energies."""
+    if t.log_weight is None:
+        raise ValueError("the run wrote rung means (output.observables = \"means\"), without "
+                         "every configuration's weights under every rung that MBAR needs; run "
+                         "with output.observables = \"replicas\" to reweight")
     if len(t.tempered) != 1:
         raise ValueError("reweighting needs a ladder of one coupling; this one varies "
                          + ", ".join(t.tempered))

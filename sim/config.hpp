@@ -78,6 +78,10 @@ struct Config {
   int64_t timeslice_every = 1;
   int timeslice_momenta = 1;  ///< N momenta per spatial axis besides p = 0
   int64_t flush_every = 1000;
+  /// output.observables: "replicas" (every replica's series) or "means" (the mean over the
+  /// replicas, per rung when tempered, and the series of the first kept_replicas replicas).
+  std::string observables_output = "replicas";
+  int64_t kept_replicas = 0;  ///< output.kept_replicas (ladders when tempered)
   int replicas = 1;  ///< run.replicas: independent chains, or independent ladders when tempered
   /// [tempering]: the ladders of tempered couplings (each empty or one value per rung), in
   /// place of the model's key of the same name; and the sweeps between exchange rounds.

@@ -44,6 +44,10 @@ struct RunMetadata {
   std::string backend;
   std::string device;
   int replicas = 1;
+  /// output.observables = "means": /observables holds the mean over the replicas (tempered: over
+  /// the ladders, per rung), and /kept_replicas the series of the first kept_replicas of them.
+  bool observable_means = false;
+  int kept_replicas = 0;
   int64_t point_index = -1;  ///< -1: not part of a sweep
   std::string swept;         ///< "key = value" lines of a sweep point
   /// Parallel tempering (rungs > 0): the couplings of every rung by name ("beta", "h", ...),
@@ -176,8 +180,11 @@ class OutputFile {
   StructureFactorOutput structure_factor_;
   TimesliceOutput timeslices_;
   int rungs_ = 0;
-  std::string tuned_coupling_;  ///< the ladder the feedback moves ("beta", ...), or empty
-  RecordSeries tempering_;      ///< /tempering (tempered runs): replica_rung, log_weight, sweep
+  std::string tuned_coupling_;     ///< the ladder the feedback moves ("beta", ...), or empty
+  RecordSeries tempering_;         ///< /tempering (tempered runs): replica_rung, log_weight, sweep
+  bool observable_means_ = false;  ///< /observables holds means (RunMetadata::observable_means)
+  int kept_columns_ = 0;           ///< columns of /kept_replicas: kept replicas (x rungs)
+  RecordSeries kept_;              ///< /kept_replicas, when columns are kept beside the means
   std::deque<RecordSeries> further_;  ///< create_series()'s
 };
 

@@ -46,6 +46,8 @@ RunMetadata config_metadata(const Config& config) {
   for (const config::TemperedCoupling& t : config::tempered_couplings()) {
     if (!(config.*t.ladder).empty()) meta.tempered.push_back(t.key);
   }
+  meta.observable_means = config.observables_output == "means";
+  meta.kept_replicas = static_cast<int>(config.kept_replicas);
   meta.point_index = config.point_index;
   for (const auto& [key, value] : config.swept_values) meta.swept += key + " = " + value + "\n";
   return meta;

@@ -285,6 +285,11 @@ void check_cross_key_rules(Config& c, Reader& r) {
     c.sequence.clear();
   }
   c.algorithm = join(c.sequence, ", ");
+  if (c.kept_replicas > c.replicas) {
+    r.fail(*r.find("output", "kept_replicas"), "output.kept_replicas",
+           "keeps " + std::to_string(c.kept_replicas) + (c.rungs() > 0 ? " ladders" : " replicas") +
+               " but run.replicas = " + std::to_string(c.replicas));
+  }
 
   // Cluster moves carry the field by bonds to a ghost spin in state 0: a field against state 0
   // has no such bonds.

@@ -24,6 +24,8 @@ bool has_langevin_pass(const Config& c) { return uses_langevin(c.sequence); }
 bool has_ladder(const Config& c) { return c.rungs() > 0; }
 bool is_multicanonical(const Config& c) { return c.multicanonical; }
 bool has_annealing(const Config& c) { return c.annealing(); }
+bool is_markov_chain(const Config& c) { return !c.multicanonical && !c.annealing(); }
+bool writes_means(const Config& c) { return c.observables_output == "means"; }
 bool has_wolff_pass(const Config& c) {
   return std::find(c.sequence.begin(), c.sequence.end(), "wolff") != c.sequence.end();
 }
@@ -306,6 +308,30 @@ std::vector<KeySpec> make_specs() {
           .range(1, kMaxCount)
           .chain_role(ChainRole::no)
           .explained("measurements between flushes to disk", "measurements between writes to disk"),
+      KeySpec("output", "observables", K::choice, &Config::observables_output)
+          .defaults_to("replicas")
+          .one_of({{"replicas"}, {"means"}})
+          .when(is_markov_chain, "no `[multicanonical]` or `[annealing]` section")
+          .refused_with("multicanonical and population annealing runs write their own "
+                        "observables (annealing.replica_output)")
+          .chain_role(ChainRole::unless_default)  // the layout of /observables stays
+          .explained("",
+                     "`\"replicas\"`: every replica's series in `/observables`; `\"means\"`: "
+                     "instead, at each measurement, the means over the replicas (tempered: over "
+                     "the ladders, at each rung) of x, |x|, x^2 and x^4 for every observable "
+                     "x, for many replicas (see [Output](#output-hdf5-schema-lattica1)); exact "
+                     "histograms still count every replica"),
+      KeySpec("output", "kept_replicas", K::integer, &Config::kept_replicas)
+          .defaults_to(0)
+          .range(0, kMaxReplicas)
+          .when(writes_means, "`output.observables = \"means\"`")
+          .refused_with(
+              "needs output.observables = \"means\" (the replicas are all written otherwise)")
+          .chain_role(ChainRole::unless_default)
+          .explained("",
+                     "with `output.observables = \"means\"`: also the series of replicas 0 .. "
+                     "N-1 (tempered: ladders 0 .. N-1, every rung) in `/kept_replicas`; at most "
+                     "`run.replicas`"),
       // [tempering]
       KeySpec("tempering", "beta", K::ladder, &Config::tempering_beta)
           .at_least(0.0)

@@ -2,8 +2,10 @@
 // life from creation (or a resume's working copy) to close.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <iterator>
 
 #include "sim/output.hpp"
 #include "sim/output/file_copy.hpp"
@@ -69,9 +71,54 @@ std::vector<Column> observable_columns(const std::vector<std::string>& names,
   return columns;
 }
 
-/// The columns of /tempering: each measurement's rung of every replica slot and log weights.
-std::vector<Column> tempering_columns(int replicas, int rungs) {
+/// Columns of /observables per observable: every replica, or with means one per rung (tempered)
+/// or a single value.
+int observable_width(const RunMetadata& m) {
+  return !m.observable_means ? m.replicas : m.rungs > 0 ? m.rungs : 1;
+}
+
+/// The powers of an observable x whose replica means output.observables = "means" writes, so
+/// that <|x|>, <x^2>, <x^4> (a Binder cumulant, a susceptibility, a specific heat) stay exact
+/// averages over the configurations: the dataset's name for x's, and x's value.
+struct Moment {
+  std::string (*name)(const std::string& x);
+  double (*of)(double x);
+  const char* description;
+};
+const Moment kMoments[] = {
+    {[](const std::string& x) { return x; }, [](double x) { return x; }, "the mean of"},
+    {[](const std::string& x) { return "|" + x + "|"; }, [](double x) { return std::abs(x); },
+     "the mean of the absolute value of"},
+    {[](const std::string& x) { return x + "^2"; }, [](double x) { return x * x; },
+     "the mean of the square of"},
+    {[](const std::string& x) { return x + "^4"; }, [](double x) { return x * x * x * x; },
+     "the mean of the fourth power of"},
+};
+
+/// /observables of a run that writes means: every moment of every observable, averaged over
+/// `averaged` replicas in each of `width` columns.
+std::vector<Column> moment_columns(const std::vector<std::string>& names,
+                                   const std::vector<std::string>& descriptions, int width,
+                                   int averaged) {
+  std::vector<std::string> all, texts;
+  for (const Moment& moment : kMoments) {
+    for (size_t o = 0; o < names.size(); ++o) {
+      all.push_back(moment.name(names[o]));
+      texts.push_back(std::string(moment.description) + " " + names[o] + " over " +
+                      std::to_string(averaged) + " replicas" +
+                      (o < descriptions.size() ? " (" + descriptions[o] + ")" : ""));
+    }
+  }
+  return observable_columns(all, texts, width);
+}
+
+/// The columns of /tempering: each measurement's rung of every replica slot and log weights
+/// (with means only the sweeps: the slots' series would be as large as the replicas' were).
+std::vector<Column> tempering_columns(int replicas, int rungs, bool means) {
   const auto slots = static_cast<hsize_t>(replicas), width = static_cast<hsize_t>(rungs);
+  if (means)
+    return {make_column("sweep", H5T_NATIVE_INT64, {}, 4096,
+                        "sweeps completed when the measurement was taken")};
   return {make_column("replica_rung", H5T_NATIVE_INT32, {slots}, 1024,
                       "rung of the configuration in each replica slot (snapshots and "
                       "checkpoints are in slot order) when the measurement was taken"),
@@ -85,8 +132,8 @@ std::vector<Column> tempering_columns(int replicas, int rungs) {
 
 /// /tempering of a new file: the ladder (every rung's couplings) and its series.
 RecordSeries create_tempering(hid_t root, const RunMetadata& m) {
-  RecordSeries series =
-      RecordSeries::create(root, "tempering", tempering_columns(m.replicas, m.rungs));
+  RecordSeries series = RecordSeries::create(
+      root, "tempering", tempering_columns(m.replicas, m.rungs, m.observable_means));
   const hid_t group = series.group();
   const int64_t rungs = m.rungs, ladders = m.replicas / m.rungs;
   write_numeric_attribute(group, "rungs", H5T_NATIVE_INT64, &rungs, 1, true);
@@ -176,8 +223,22 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
                H5Fclose);
   const hid_t root = file_.get();
   write_root_attributes(root, m);
-  observables_ = RecordSeries::create(root, "observables",
-                                      observable_columns(observables, descriptions, replicas_));
+  observable_means_ = m.observable_means;
+  observables_ = RecordSeries::create(
+      root, "observables",
+      m.observable_means ? moment_columns(observables, descriptions, observable_width(m),
+                                          m.replicas / observable_width(m))
+                         : observable_columns(observables, descriptions, m.replicas));
+  if (observable_means_) {
+    const int64_t averaged = m.replicas / observable_width(m);
+    write_numeric_attribute(observables_.group(), "averaged_over", H5T_NATIVE_INT64, &averaged, 1,
+                            true);
+  }
+  kept_columns_ = m.kept_replicas * (m.rungs > 0 ? m.rungs : 1);
+  if (kept_columns_ > 0) {
+    kept_ = RecordSeries::create(root, "kept_replicas",
+                                 observable_columns(observables, descriptions, kept_columns_));
+  }
   snapshots_ = RecordSeries::create(root, "snapshots", snapshot_columns(m));
   write_string_attribute(snapshots_.column(0), "packing", m.snapshot.bit_packed ? "bits" : "none");
   rungs_ = m.rungs;
@@ -223,13 +284,24 @@ void OutputFile::reopen(const RunMetadata& m, const std::vector<std::string>& ob
                            read_string_attribute(root, "resumed") + utc_now_iso8601() +
                                ": resumed on " + m.backend + " (" + m.device + ")\n");
 
-  observables_ = RecordSeries::open(
-      root, "observables", observable_columns(observables, {}, replicas_), lengths.measurements);
+  observable_means_ = m.observable_means;
+  observables_ = RecordSeries::open(root, "observables",
+                                    m.observable_means
+                                        ? moment_columns(observables, {}, observable_width(m), 1)
+                                        : observable_columns(observables, {}, m.replicas),
+                                    lengths.measurements);
+  kept_columns_ = m.kept_replicas * (m.rungs > 0 ? m.rungs : 1);
+  if (kept_columns_ > 0) {
+    kept_ = RecordSeries::open(root, "kept_replicas",
+                               observable_columns(observables, {}, kept_columns_),
+                               lengths.measurements);
+  }
   snapshots_ = RecordSeries::open(root, "snapshots", snapshot_columns(m), lengths.snapshots);
   rungs_ = m.rungs;
   if (m.feedback > 0) tuned_coupling_ = m.tempered.front();
   if (rungs_ > 0) {  // one row per measurement, like /observables
-    tempering_ = RecordSeries::open(root, "tempering", tempering_columns(replicas_, rungs_),
+    tempering_ = RecordSeries::open(root, "tempering",
+                                    tempering_columns(replicas_, rungs_, observable_means_),
                                     lengths.measurements);
   }
   if (m.structure_factor_every > 0)
@@ -255,17 +327,44 @@ void OutputFile::append_measurements(const std::vector<int64_t>& sweeps,
                                      const std::vector<double>& values) {
   const auto count = static_cast<int64_t>(sweeps.size());
   if (count == 0) return;
-  // values holds every observable of a row together; the file holds one column each.
-  const size_t n_obs = observable_count_;
-  const size_t rows = static_cast<size_t>(count) * static_cast<size_t>(replicas_);
-  std::vector<std::vector<double>> columns(n_obs, std::vector<double>(rows));
-  for (size_t o = 0; o < n_obs; ++o) {
-    for (size_t i = 0; i < rows; ++i) columns[o][i] = values[i * n_obs + o];
+  // values holds every observable of a row together, [measurement][column][observable] with
+  // the columns in rung order (l x rungs + k); the file holds one dataset per observable.
+  const size_t n_obs = observable_count_, replicas = static_cast<size_t>(replicas_);
+  const auto value = [&](int64_t j, size_t column, size_t o) {
+    return values[(static_cast<size_t>(j) * replicas + column) * n_obs + o];
+  };
+  // Columns 0 .. width-1 of every measurement (ladders = 1), or the means over the ladders of
+  // each moment of each column k < width (added in ladder order).
+  const auto append = [&](RecordSeries& series, size_t width, size_t ladders,
+                          const std::vector<Moment>& moments) {
+    std::vector<std::vector<double>> columns;
+    for (const Moment& moment : moments) {
+      for (size_t o = 0; o < n_obs; ++o) {
+        std::vector<double>& column = columns.emplace_back(static_cast<size_t>(count) * width);
+        for (int64_t j = 0; j < count; ++j) {
+          for (size_t k = 0; k < width; ++k) {
+            double sum = 0;
+            for (size_t l = 0; l < ladders; ++l) sum += moment.of(value(j, l * width + k, o));
+            column[static_cast<size_t>(j) * width + k] =
+                ladders > 1 ? sum / static_cast<double>(ladders) : sum;
+          }
+        }
+      }
+    }
+    std::vector<const void*> data;
+    for (const std::vector<double>& column : columns) data.push_back(column.data());
+    data.push_back(sweeps.data());
+    series.append(count, data);
+  };
+  const std::vector<Moment> plain(kMoments, kMoments + 1);
+  if (!observable_means_) {
+    append(observables_, replicas, 1, plain);
+    return;
   }
-  std::vector<const void*> data;
-  for (const std::vector<double>& column : columns) data.push_back(column.data());
-  data.push_back(sweeps.data());
-  observables_.append(count, data);
+  const size_t width = rungs_ > 0 ? static_cast<size_t>(rungs_) : 1;
+  append(observables_, width, replicas / width,
+         std::vector<Moment>(std::begin(kMoments), std::end(kMoments)));
+  if (kept_columns_ > 0) append(kept_, static_cast<size_t>(kept_columns_), 1, plain);
 }
 
 void OutputFile::append_snapshot(int64_t sweep, const void* configuration) {
@@ -296,6 +395,7 @@ std::string OutputFile::close_for_frame(int64_t sweep) {
   structure_factor_.detach();
   timeslices_.detach();
   tempering_.detach();
+  kept_.detach();
   for (RecordSeries& series : further_) series.detach();
   const ssize_t open = H5_CHECK(H5Fget_obj_count(file_.get(), H5F_OBJ_ALL));
   if (open != 1)
@@ -314,6 +414,7 @@ void OutputFile::reopen_after_frame() {
   structure_factor_.attach(root);
   timeslices_.attach(root);
   tempering_.attach(root);
+  kept_.attach(root);
   for (RecordSeries& series : further_) series.attach(root);
 }
 
@@ -331,6 +432,10 @@ void OutputFile::append_tempering(const std::vector<int64_t>& sweeps,
                                   const std::vector<int32_t>& rungs,
                                   const std::vector<double>& log_weights) {
   if (rungs_ == 0 || sweeps.empty()) return;
+  if (observable_means_) {  // the sweeps only (tempering_columns)
+    tempering_.append(static_cast<int64_t>(sweeps.size()), {sweeps.data()});
+    return;
+  }
   tempering_.append(static_cast<int64_t>(sweeps.size()),
                     {rungs.data(), log_weights.data(), sweeps.data()});
 }
@@ -376,6 +481,7 @@ void OutputFile::flush() {
   if (structure_factor_.exists()) structure_factor_.series().commit();
   if (timeslices_.exists()) timeslices_.series().commit();
   if (tempering_.exists()) tempering_.commit();
+  if (kept_.exists()) kept_.commit();
   for (RecordSeries& series : further_) series.commit();
   H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
 }
@@ -388,6 +494,7 @@ void OutputFile::close() {
   structure_factor_.close();
   timeslices_.close();
   tempering_.close();
+  kept_.close();
   for (RecordSeries& series : further_) series.close();
   // Closed here, not in a destructor, so that failures are reported.
   H5_CHECK(H5Fclose(file_.release()));

@@ -1107,6 +1107,7 @@ tune = true
   EXPECT_EQ(c.resolved_toml, common + R"(
 [output]
 flush_every = 1000
+observables = 'replicas'
 path = 'in.h5'
 snapshot_every = 0
 snapshot_packing = 'bytes'
