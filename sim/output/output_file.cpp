@@ -112,6 +112,16 @@ std::vector<Column> moment_columns(const std::vector<std::string>& names,
   return observable_columns(all, texts, width);
 }
 
+/// The columns of /observables: every replica's series, or every moment's means.
+std::vector<Column> observables_layout(const RunMetadata& m, const std::vector<std::string>& names,
+                                       const std::vector<std::string>& descriptions) {
+  if (!m.observable_means) return observable_columns(names, descriptions, m.replicas);
+  return moment_columns(names, descriptions, observable_width(m), m.replicas / observable_width(m));
+}
+
+/// Columns of /kept_replicas: the kept replicas, or the kept ladders' every rung.
+int kept_columns(const RunMetadata& m) { return m.kept_replicas * (m.rungs > 0 ? m.rungs : 1); }
+
 /// The columns of /tempering: each measurement's rung of every replica slot and log weights
 /// (with means only the sweeps: the slots' series would be as large as the replicas' were).
 std::vector<Column> tempering_columns(int replicas, int rungs, bool means) {
@@ -224,17 +234,14 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
   const hid_t root = file_.get();
   write_root_attributes(root, m);
   observable_means_ = m.observable_means;
-  observables_ = RecordSeries::create(
-      root, "observables",
-      m.observable_means ? moment_columns(observables, descriptions, observable_width(m),
-                                          m.replicas / observable_width(m))
-                         : observable_columns(observables, descriptions, m.replicas));
+  observables_ =
+      RecordSeries::create(root, "observables", observables_layout(m, observables, descriptions));
   if (observable_means_) {
     const int64_t averaged = m.replicas / observable_width(m);
     write_numeric_attribute(observables_.group(), "averaged_over", H5T_NATIVE_INT64, &averaged, 1,
                             true);
   }
-  kept_columns_ = m.kept_replicas * (m.rungs > 0 ? m.rungs : 1);
+  kept_columns_ = kept_columns(m);
   if (kept_columns_ > 0) {
     kept_ = RecordSeries::create(root, "kept_replicas",
                                  observable_columns(observables, descriptions, kept_columns_));
@@ -285,12 +292,9 @@ void OutputFile::reopen(const RunMetadata& m, const std::vector<std::string>& ob
                                ": resumed on " + m.backend + " (" + m.device + ")\n");
 
   observable_means_ = m.observable_means;
-  observables_ = RecordSeries::open(root, "observables",
-                                    m.observable_means
-                                        ? moment_columns(observables, {}, observable_width(m), 1)
-                                        : observable_columns(observables, {}, m.replicas),
+  observables_ = RecordSeries::open(root, "observables", observables_layout(m, observables, {}),
                                     lengths.measurements);
-  kept_columns_ = m.kept_replicas * (m.rungs > 0 ? m.rungs : 1);
+  kept_columns_ = kept_columns(m);
   if (kept_columns_ > 0) {
     kept_ = RecordSeries::open(root, "kept_replicas",
                                observable_columns(observables, {}, kept_columns_),
