@@ -7,9 +7,12 @@
 #include <memory>
 #include <sstream>
 
+#include "sim/background_writer.hpp"
 #include "sim/decomposition.hpp"
 #include "sim/engine/engine.hpp"
+#include "sim/output.hpp"
 #include "sim/run/annealing.hpp"
+#include "sim/run/snapshot_sink.hpp"
 #include "sim/version.hpp"
 
 namespace lattica {
@@ -194,6 +197,51 @@ double seconds_per_spectrum(Engine& engine, int repeats, Communicator* ranks) {
   return times[times.size() / 2];
 }
 
+/// Seconds of one snapshot frame of the engine's configuration written into an HDF5 output as
+/// a run writes it (SnapshotSink: decomposed, every rank its box collectively with parallel
+/// HDF5, else through rank 0), the slowest rank's, median of `repeats`. Rank 0 writes the file
+/// `path` and removes it afterwards; `box`: a decomposed run's box extents (chunks follow it).
+double seconds_per_snapshot(Engine& engine, const std::vector<int64_t>& dims,
+                            const std::vector<int64_t>& box, const std::string& path, int repeats,
+                            Communicator* ranks) {
+  engine.initialize();
+  RunMetadata m;
+  m.dims = dims;
+  m.snapshot = engine.snapshot_format();
+  m.snapshot_box = box;
+  m.replicas = engine.replicas();
+  m.backend = engine.backend_name();
+  m.device = engine.device_name();
+  const bool root = !ranks || ranks->rank() == 0;
+  std::unique_ptr<OutputFile> output;
+  if (root)
+    output = std::make_unique<OutputFile>(path, true, m, engine.observable_names(),
+                                          std::vector<std::string>{});
+  std::vector<double> times;
+  {
+    BackgroundWriter writer;
+    SnapshotSink sink(engine, output.get(), writer, dims, ranks);
+    auto timed = [&](int64_t sweep) {
+      if (ranks) ranks->max(0);  // start together
+      const auto start = std::chrono::steady_clock::now();
+      sink.take(sweep);
+      writer.drain();  // one process: the frame's append runs on the writer thread
+      const double mine =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return ranks ? 1e-9 * static_cast<double>(ranks->max(static_cast<int64_t>(mine * 1e9)))
+                   : mine;
+    };
+    timed(0);  // warm-up: the file's first chunks, MPI-IO's first open
+    for (int r = 0; r < repeats; ++r) times.push_back(timed(r + 1));
+  }
+  if (output) {
+    output->close();
+    std::remove(path.c_str());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
 /// Population annealing's pass of the benchmark: a short schedule from beta = 0 to the
 /// transition on many small lattices, timed whole (sweeps, measurements, resampling).
 struct AnnealingRate {
@@ -309,10 +357,11 @@ struct ScalingPoint {
 int run_scaling(const BenchOptions& o, Communicator& world) {
   const bool root = world.rank() == 0;
   const bool weak = o.scaling == "weak";
-  // "structure factor": a measurement through the distributed FFT instead of an update sweep.
-  const bool spectral = o.kernel == kStructureFactorStep;
+  // "structure factor": a measurement through the distributed FFT instead of an update sweep;
+  // "snapshot": a frame written to an HDF5 file.
+  const bool spectral = o.kernel == kStructureFactorStep, snapshot = o.kernel == kSnapshotStep;
   BenchOptions chosen = o;
-  if (spectral) chosen.kernel.clear();
+  if (spectral || snapshot) chosen.kernel.clear();
   if (chosen.kernel.empty())
     chosen.kernel = o.model == "ising" ? "metropolis multispin" : "metropolis";
   if (chosen.precision.empty()) chosen.precision = "float";
@@ -368,8 +417,16 @@ int run_scaling(const BenchOptions& o, Communicator& world) {
         std::unique_ptr<Engine> engine =
             o.backend == "cuda" ? make_cuda_engine(s) : make_cpu_engine(s);
         device_name = engine->device_name();
-        p.seconds_per_sweep = spectral ? seconds_per_spectrum(*engine, o.repeats, part.get())
-                                       : seconds_per_sweep(*engine, o.repeats, part.get());
+        if (spectral) {
+          p.seconds_per_sweep = seconds_per_spectrum(*engine, o.repeats, part.get());
+        } else if (snapshot) {
+          const std::vector<int64_t> box =
+              n > 1 ? Decomposition(s.dims, s.parallel_grid, n).box() : std::vector<int64_t>{};
+          p.seconds_per_sweep = seconds_per_snapshot(*engine, p.dims, box, kSnapshotFile, o.repeats,
+                                                     n > 1 ? part.get() : nullptr);
+        } else {
+          p.seconds_per_sweep = seconds_per_sweep(*engine, o.repeats, part.get());
+        }
       } catch (const InputError& e) {
         if (root)
           std::fprintf(stderr, "sim bench: error: %d rank(s), %s: %s\n", n,
@@ -386,13 +443,13 @@ int run_scaling(const BenchOptions& o, Communicator& world) {
     points.push_back(p);
   }
   if (!root) return 0;
-  const std::string step = spectral ? kStructureFactorStep : k.name;
+  const std::string step = spectral ? kStructureFactorStep : snapshot ? kSnapshotStep : k.name;
+  const char* per = spectral ? "s/spectrum" : snapshot ? "s/frame" : "s/sweep";
   std::printf("sim bench: %s scaling, %s %s (%s), %s; one rank's copy bandwidth %.1f GB/s\n",
               o.scaling.c_str(), o.model.c_str(), step.c_str(), type_name(o, k).c_str(),
               device_name.c_str(), copy / 1e9);
-  std::printf("%6s %-12s %-16s %14s %14s %14s %10s\n", "ranks", "grid", "lattice",
-              spectral ? "s/spectrum" : "s/sweep", spectral ? "sites/ns" : "updates/ns", "per rank",
-              "efficiency");
+  std::printf("%6s %-12s %-16s %14s %14s %14s %10s\n", "ranks", "grid", "lattice", per,
+              spectral || snapshot ? "sites/ns" : "updates/ns", "per rank", "efficiency");
   for (const ScalingPoint& p : points) {
     std::printf("%6d %-12s %-16s %14.6g %14.2f %14.2f %9.1f%%\n", p.ranks,
                 grid_text(p.grid).c_str(), dims_text(p.dims).c_str(), p.seconds_per_sweep,
@@ -410,7 +467,9 @@ int run_scaling(const BenchOptions& o, Communicator& world) {
       const ScalingPoint& p = points[i];
       out << "    {\"ranks\": " << p.ranks << ", \"grid\": \"" << grid_text(p.grid)
           << "\", \"lattice\": \"" << dims_text(p.dims) << "\", \""
-          << (spectral ? "seconds_per_spectrum" : "seconds_per_sweep")
+          << (spectral   ? "seconds_per_spectrum"
+              : snapshot ? "seconds_per_frame"
+                         : "seconds_per_sweep")
           << "\": " << p.seconds_per_sweep << ", \"site_updates_per_ns\": " << p.site_updates_per_ns
           << ", \"per_rank\": " << p.per_rank << ", \"efficiency\": " << p.efficiency << "}"
           << (i + 1 < points.size() ? "," : "") << "\n";

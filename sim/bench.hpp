@@ -32,6 +32,10 @@ struct BenchOptions {
 /// The --kernel of the scaling benchmark that times a structure-factor measurement (the
 /// distributed FFT of a decomposed run) instead of an update sweep.
 inline constexpr char kStructureFactorStep[] = "structure factor";
+/// The --kernel of the scaling benchmark that times writing one snapshot frame to an HDF5 file
+/// in the working directory, kSnapshotFile (removed afterwards), as a run writes it.
+inline constexpr char kSnapshotStep[] = "snapshot";
+inline constexpr char kSnapshotFile[] = "sim_bench_snapshots.h5";
 
 /// Runs the benchmark on the ranks of `ranks` (the scaling benchmark uses them all, the
 /// single-GPU one rank 0 alone); returns the process exit code.

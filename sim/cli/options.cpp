@@ -29,7 +29,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchOptions& bench) {
                       "time this kernel only (e.g. \"heatbath\", \"metropolis multispin\"; "
                       "\"multicanonical\": multicanonical walkers, see --walkers; with "
                       "--scaling, \"structure factor\": a measurement through the distributed "
-                      "FFT)");
+                      "FFT, \"snapshot\": a frame written to sim_bench_snapshots.h5)");
   command->add_option("--walkers", bench.walkers, "--kernel multicanonical: walkers on the GPU")
       ->check(CLI::Range(1, 65536));
   command->add_option("--precision", bench.precision, "continuous models: float or double only")

@@ -348,22 +348,27 @@ class RanksTest(unittest.TestCase):
                         self.assertEqual(sa["configuration"].attrs["packing"],
                                          sb["configuration"].attrs["packing"])
 
-    def test_bench_scaling_spectral(self):
+    def test_bench_scaling_steps(self):
         """Issue 22: sim bench --scaling times a structure-factor measurement (the distributed
-        FFT) on 1 and 2 ranks, stacking a box per rank, and says so in its JSON."""
+        FFT) and a snapshot frame written to HDF5 (collectively where the build can) on 1 and
+        2 ranks, stacking a box per rank, says so in its JSON and leaves no file behind."""
         if GPUS < 2:
             self.skipTest("fewer than 2 GPUs")
-        out = os.path.join(WORK, "bench_spectral.json")
-        r = self.sim(2, ["bench", "--scaling", "weak", "--backend", BACKEND, "--model", "phi4",
-                         "--precision", "double", "--kernel", "structure factor",
-                         "--dims", "4", "8", "6", "--repeats", "1", "--json", out])
-        self.assertIn("s/spectrum", r.stdout)
-        with open(out) as f:
-            report = json.load(f)
-        self.assertEqual(report["kernel"], "structure factor")
-        self.assertEqual([p["ranks"] for p in report["points"]], [1, 2])
-        self.assertEqual([p["lattice"] for p in report["points"]], ["4x8x6", "8x8x6"])
-        self.assertTrue(all(p["seconds_per_spectrum"] > 0 for p in report["points"]))
+        for kernel, model, key in (("structure factor", "phi4", "seconds_per_spectrum"),
+                                   ("snapshot", "ising", "seconds_per_frame")):
+            with self.subTest(kernel=kernel):
+                out = os.path.join(WORK, "bench_scaling.json")
+                r = self.sim(2, ["bench", "--scaling", "weak", "--backend", BACKEND, "--model",
+                                 model, "--kernel", kernel, "--dims", "4", "8", "8",
+                                 "--repeats", "1", "--json", out])
+                self.assertIn(kernel, r.stdout)
+                with open(out) as f:
+                    report = json.load(f)
+                self.assertEqual(report["kernel"], kernel)
+                self.assertEqual([p["ranks"] for p in report["points"]], [1, 2])
+                self.assertEqual([p["lattice"] for p in report["points"]], ["4x8x8", "8x8x8"])
+                self.assertTrue(all(p[key] > 0 for p in report["points"]))
+                self.assertFalse(os.path.exists("sim_bench_snapshots.h5"))
 
     def test_bad_grid(self):
         dims, model, _, _, _ = CASES["ising3d_packed"]
