@@ -256,7 +256,10 @@ def info(path, out=sys.stdout):
     for name, value in rows:
         print(f"  {name:<10} {value}", file=out)
 
-    print(f"  observables: {len(run)} measurements x {run.replicas} replica(s) "
+    averaged = getattr(run, "averaged_over", 1)
+    stored = (f"the means over {averaged} replicas of x, |x|, x^2, x^4 (output.observables = "
+              f"means)" if averaged > 1 else f"{run.replicas} replica(s)")
+    print(f"  observables: {len(run)} measurements x {stored} "
           f"(plain sample means, no error bars)", file=out)
     print(f"    {'name':<16} {'shape':>12} {'mean':>22} {'first sweep':>12} {'last sweep':>12}",
           file=out)
