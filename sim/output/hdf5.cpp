@@ -55,9 +55,13 @@ void reserve_file_space(hid_t object, int64_t bytes) {
   H5_CHECK(H5Fget_eoa(file.get(), &allocated));
   void* handle = nullptr;
   H5_CHECK(H5Fget_vfd_handle(file.get(), access.get(), &handle));
-  const int error = posix_fallocate(*static_cast<int*>(handle), static_cast<off_t>(allocated),
-                                    static_cast<off_t>(bytes + kMetadataRoom));
-  if (error == 0 || error == EOPNOTSUPP || error == EINVAL) return;  // no reservation there
+  // fallocate, not posix_fallocate: where the filesystem cannot reserve (ZFS, some network
+  // filesystems) glibc's posix_fallocate would write the room block by block instead.
+  if (fallocate(*static_cast<int*>(handle), 0, static_cast<off_t>(allocated),
+                static_cast<off_t>(bytes + kMetadataRoom)) == 0)
+    return;
+  const int error = errno;
+  if (error == EOPNOTSUPP || error == ENOSYS || error == EINVAL) return;  // no reservation there
   char name[4096] = {};
   H5Fget_name(file.get(), name, sizeof name);
   throw HdfError(std::string("cannot write ") + name + ": " + std::strerror(error) +
