@@ -1,5 +1,6 @@
 #include "sim/output/record_series.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "sim/output/hdf5.hpp"
@@ -56,6 +57,12 @@ void append_rows(hid_t set, hid_t type, int64_t first, int64_t count,
 
 Column make_column(std::string name, hid_t type, std::vector<hsize_t> row, hsize_t rows,
                    std::string description) {
+  // Chunks are placed whole: with wide rows (thousands of replicas) `rows` of them would put
+  // hundreds of MiB in the file for the first measurement. At most 1 MiB then, or one row.
+  constexpr hsize_t kLargestChunk = hsize_t(1) << 20;
+  hsize_t row_bytes = H5Tget_size(type);
+  for (hsize_t n : row) row_bytes *= n;
+  if (row_bytes > 0) rows = std::max<hsize_t>(1, std::min(rows, kLargestChunk / row_bytes));
   std::vector<hsize_t> chunk{rows};
   chunk.insert(chunk.end(), row.begin(), row.end());
   return Column{std::move(name), type, std::move(row), std::move(chunk), std::move(description)};

@@ -20,7 +20,7 @@ struct Column {
   bool allocate_early = false;   ///< chunks get their place in the file as rows are appended
 };
 
-/// A column whose chunks hold `rows` whole rows.
+/// A column whose chunks hold `rows` whole rows, fewer where that would pass 1 MiB (at least one).
 Column make_column(std::string name, hid_t type, std::vector<hsize_t> row, hsize_t rows,
                    std::string description = "");
 
