@@ -199,10 +199,8 @@ def refusal(prepared_runs):
     if without:
         return (f"{without[0]}: a {prepared_runs[0].model} run has no beta, so its U4 cannot "
                 f"be reweighted in beta; crossings need runs with a beta (ising, potts, on)")
-    for p in prepared_runs:
-        if reweight.means_refusal(p):
-            return reweight.means_refusal(p)
-    return None
+    means = [reweight.means_refusal(p) for p in prepared_runs]
+    return next((m for m in means if m), None)
 
 
 def model_label(p):

@@ -146,14 +146,23 @@ EngineSettings settings_for(const BenchOptions& o, const KernelCase& k,
   return s;
 }
 
+/// The slowest rank's `seconds` (collective over `ranks`; this process's without them).
+double slowest_rank(double seconds, Communicator* ranks) {
+  if (!ranks) return seconds;
+  return 1e-9 * static_cast<double>(ranks->max(static_cast<int64_t>(seconds * 1e9)));
+}
+
+/// The median of timings (at least one).
+double median(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
 /// Median seconds per sweep of `engine`, after warm-up; sweeps per repeat chosen so a repeat
 /// takes about 0.2 s. A decomposed engine's `ranks` run the same sweeps, and each time is the
 /// slowest rank's.
 double seconds_per_sweep(Engine& engine, int repeats, Communicator* ranks = nullptr) {
-  auto slowest = [&](double seconds) {
-    if (!ranks) return seconds;
-    return 1e-9 * static_cast<double>(ranks->max(static_cast<int64_t>(seconds * 1e9)));
-  };
+  auto slowest = [&](double seconds) { return slowest_rank(seconds, ranks); };
   engine.initialize();
   uint64_t sweep = 0;
   engine.timed_sweeps(sweep++, 1);  // warm-up
@@ -164,8 +173,7 @@ double seconds_per_sweep(Engine& engine, int repeats, Communicator* ranks = null
     times.push_back(slowest(engine.timed_sweeps(sweep, count)) / static_cast<double>(count));
     sweep += count;
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return median(times);
 }
 
 /// Structure-factor measurements timed together, at most (the engine's queue holds them).
@@ -175,17 +183,14 @@ constexpr int kSpectraPerCollect = 64;
 /// distributed or single-process FFT and the power sums), the slowest rank's, median of
 /// `repeats`; the engine measures the structure factor at every measurement.
 double seconds_per_spectrum(Engine& engine, int repeats, Communicator* ranks) {
-  auto slowest = [&](double seconds) {
-    if (!ranks) return seconds;
-    return 1e-9 * static_cast<double>(ranks->max(static_cast<int64_t>(seconds * 1e9)));
-  };
   MeasurementBatch batch;
   auto timed = [&](int count) {
     if (ranks) ranks->max(0);  // start together
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < count; ++i) engine.measure();
     engine.collect(batch);  // waits for the device
-    return slowest(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return slowest_rank(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), ranks);
   };
   engine.initialize();
   timed(1);  // warm-up: plans, buffers
@@ -193,8 +198,7 @@ double seconds_per_spectrum(Engine& engine, int repeats, Communicator* ranks) {
   const int count = static_cast<int>(std::clamp(0.2 / one, 1.0, double(kSpectraPerCollect)));
   std::vector<double> times;
   for (int r = 0; r < repeats; ++r) times.push_back(timed(count) / count);
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return median(times);
 }
 
 /// Seconds of one snapshot frame of the engine's configuration written into an HDF5 output as
@@ -226,10 +230,8 @@ double seconds_per_snapshot(Engine& engine, const std::vector<int64_t>& dims,
       const auto start = std::chrono::steady_clock::now();
       sink.take(sweep);
       writer.drain();  // one process: the frame's append runs on the writer thread
-      const double mine =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      return ranks ? 1e-9 * static_cast<double>(ranks->max(static_cast<int64_t>(mine * 1e9)))
-                   : mine;
+      return slowest_rank(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), ranks);
     };
     timed(0);  // warm-up: the file's first chunks, MPI-IO's first open
     for (int r = 0; r < repeats; ++r) times.push_back(timed(r + 1));
@@ -238,8 +240,7 @@ double seconds_per_snapshot(Engine& engine, const std::vector<int64_t>& dims,
     output->close();
     std::remove(path.c_str());
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return median(times);
 }
 
 /// Population annealing's pass of the benchmark: a short schedule from beta = 0 to the

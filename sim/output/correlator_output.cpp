@@ -7,6 +7,7 @@
 #include "kernels/spectral/timeslice.hpp"
 #include "sim/correlators.hpp"
 #include "sim/output/hdf5.hpp"
+#include "sim/output/results.hpp"
 
 namespace lattica {
 
@@ -43,24 +44,6 @@ std::vector<Column> timeslice_columns(const std::vector<int64_t>& dims, int repl
           make_column("sweep", H5T_NATIVE_INT64, {}, 1024)};
 }
 
-/// Writes a whole dataset of `shape` under `group` (replacing an earlier one), with its
-/// description.
-void write_table(hid_t group, const char* name, const std::vector<hsize_t>& shape, hid_t type,
-                 const void* data, const std::string& description) {
-  auto bytes = static_cast<int64_t>(H5_CHECK(H5Tget_size(type)));
-  for (hsize_t n : shape) bytes *= static_cast<int64_t>(n);
-  reserve_file_space(group, bytes);
-  if (H5_CHECK(H5Lexists(group, name, H5P_DEFAULT)) > 0)
-    H5_CHECK(H5Ldelete(group, name, H5P_DEFAULT));
-  H5Id space(H5_CHECK(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr)),
-             H5Sclose);
-  H5Id set(
-      H5_CHECK(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
-      H5Dclose);
-  if (data) H5_CHECK(H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
-  write_string_attribute(set.get(), "description", description);
-}
-
 /// Writes rows first .. first + count - 1 of axis 0 of the double dataset `name` under `group`.
 void write_rows(hid_t group, const char* name, int64_t first, int64_t count, const double* data) {
   if (count == 0) return;
@@ -69,6 +52,9 @@ void write_rows(hid_t group, const char* name, int64_t first, int64_t count, con
   const int rank = H5_CHECK(H5Sget_simple_extent_ndims(file_space.get()));
   std::vector<hsize_t> start(static_cast<size_t>(rank), 0), extents(static_cast<size_t>(rank));
   H5_CHECK(H5Sget_simple_extent_dims(file_space.get(), extents.data(), nullptr));
+  // The first write places the whole (contiguous) dataset.
+  if (H5Dget_storage_size(set.get()) == 0)
+    reserve_file_space(group, bytes_of(H5T_NATIVE_DOUBLE, extents));
   start[0] = static_cast<hsize_t>(first);
   extents[0] = static_cast<hsize_t>(count);
   H5_CHECK(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr,
@@ -141,25 +127,21 @@ void StructureFactorOutput::write_averages(const StructureFactorTables& t) {
   const std::vector<hsize_t> half(t.spectrum_shape.begin(), t.spectrum_shape.end());
   const std::vector<hsize_t> full(dims_.begin(), dims_.end());
   const bool whole = t.first_row == 0 && t.rows == dims_[0];  // one process's tables
-  for (const RowTable& table : kRowTables) {
-    const std::vector<double>& values = t.*table.values;
-    write_table(group, table.name, table.half ? half : full, H5T_NATIVE_DOUBLE,
-                whole ? values.data() : nullptr, table.description);
+  for (const RowTable& table : kRowTables) {  // decomposed: the datasets now, the rows after
+    write_array(group, table.name, whole ? t.*table.values : std::vector<double>{},
+                table.half ? half : full, table.description);
   }
   if (!whole) write_average_rows(t);
   for (size_t a = 0; a < t.momenta.size(); ++a) {
-    write_table(group, ("momentum_" + std::to_string(a)).c_str(), {t.momenta[a].size()},
-                H5T_NATIVE_DOUBLE, t.momenta[a].data(),
-                "k_a = 2 pi n / L_a of each index along axis " + std::to_string(a));
+    write_vector(group, ("momentum_" + std::to_string(a)).c_str(), t.momenta[a],
+                 "k_a = 2 pi n / L_a of each index along axis " + std::to_string(a));
   }
-  write_table(group, "radial_k", {t.radial_k.size()}, H5T_NATIVE_DOUBLE, t.radial_k.data(),
-              "mean |k| of each shell of width 2 pi / L_max");
-  write_table(group, "radial_S", {t.radial_s.size()}, H5T_NATIVE_DOUBLE, t.radial_s.data(),
-              "<S> averaged over the modes of each shell (the full lattice's modes)");
-  write_table(group, "radial_modes", {t.radial_modes.size()}, H5T_NATIVE_INT64,
-              t.radial_modes.data(), "number of lattice momenta in each shell");
-  write_table(group, "mean_field", {t.mean_field.size()}, H5T_NATIVE_DOUBLE, t.mean_field.data(),
-              "<m_c> = <(1/V) sum_x phi_c(x)> per order-parameter component");
+  write_vector(group, "radial_k", t.radial_k, "mean |k| of each shell of width 2 pi / L_max");
+  write_vector(group, "radial_S", t.radial_s,
+               "<S> averaged over the modes of each shell (the full lattice's modes)");
+  write_vector(group, "radial_modes", t.radial_modes, "number of lattice momenta in each shell");
+  write_vector(group, "mean_field", t.mean_field,
+               "<m_c> = <(1/V) sum_x phi_c(x)> per order-parameter component");
   set_int64_attribute(group, "samples", t.samples);
   set_int64_attribute(group, "components", t.components);
   replace_double_attribute(group, "xi2", t.xi2);

@@ -46,6 +46,12 @@ void H5Id::reset() {
                  (stack.empty() ? "" : ": " + stack));
 }
 
+int64_t bytes_of(hid_t type, const std::vector<hsize_t>& shape) {
+  auto bytes = static_cast<int64_t>(H5_CHECK(H5Tget_size(type)));
+  for (hsize_t n : shape) bytes *= static_cast<int64_t>(n);
+  return bytes;
+}
+
 void reserve_file_space(hid_t object, int64_t bytes) {
   constexpr int64_t kMetadataRoom = int64_t(64) << 10;
   H5Id file(H5_CHECK(H5Iget_file_id(object)), H5Fclose);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/output/h5_id.hpp"
 
@@ -28,6 +29,9 @@ void quiet_hdf5();
 /// (common on Lustre and NFS). Unless HDF5_USE_FILE_LOCKING says otherwise (HDF5 honours it:
 /// FALSE, TRUE or BEST_EFFORT), lock where the filesystem can and go on without where it cannot.
 H5Id file_access();
+
+/// Bytes of an array of `shape` values of HDF5 type `type` (one value for an empty shape).
+int64_t bytes_of(hid_t type, const std::vector<hsize_t>& shape);
 
 /// Makes room in the file holding `object` for `bytes` of data (and 64 KiB for HDF5's metadata)
 /// past the space HDF5 has allocated, before HDF5 writes them. A

@@ -60,8 +60,7 @@ Column make_column(std::string name, hid_t type, std::vector<hsize_t> row, hsize
   // Chunks are placed whole: with wide rows (thousands of replicas) `rows` of them would put
   // hundreds of MiB in the file for the first measurement. At most 1 MiB then, or one row.
   constexpr hsize_t kLargestChunk = hsize_t(1) << 20;
-  hsize_t row_bytes = H5Tget_size(type);
-  for (hsize_t n : row) row_bytes *= n;
+  const auto row_bytes = static_cast<hsize_t>(bytes_of(type, row));
   if (row_bytes > 0) rows = std::max<hsize_t>(1, std::min(rows, kLargestChunk / row_bytes));
   std::vector<hsize_t> chunk{rows};
   chunk.insert(chunk.end(), row.begin(), row.end());
@@ -122,8 +121,7 @@ void RecordSeries::append(int64_t count, const std::vector<const void*>& data) {
   // share of metadata (its chunk index grows).
   int64_t bytes = 0;
   for (size_t i = 0; i < sets_.size(); ++i) {
-    auto row_bytes = static_cast<int64_t>(H5_CHECK(H5Tget_size(types_[i])));
-    for (hsize_t t : rows_[i]) row_bytes *= static_cast<int64_t>(t);
+    const int64_t row_bytes = bytes_of(types_[i], rows_[i]);
     H5Id plist(H5_CHECK(H5Dget_create_plist(sets_[i].get())), H5Pclose);
     std::vector<hsize_t> chunk(rows_[i].size() + 1, 1);
     H5_CHECK(H5Pget_chunk(plist.get(), static_cast<int>(chunk.size()), chunk.data()));
@@ -142,9 +140,7 @@ void RecordSeries::write_block(size_t column, int64_t row, const std::vector<hsi
   std::vector<hsize_t> first{static_cast<hsize_t>(row)}, block{1};
   first.insert(first.end(), start.begin(), start.end());
   block.insert(block.end(), count.begin(), count.end());
-  auto bytes = static_cast<int64_t>(H5_CHECK(H5Tget_size(types_[column])));
-  for (hsize_t t : count) bytes *= static_cast<int64_t>(t);
-  reserve_file_space(group_.get(), bytes);
+  reserve_file_space(group_.get(), bytes_of(types_[column], count));
   write_rows(sets_[column].get(), types_[column], first, block, data);
 }
 

@@ -20,7 +20,8 @@ void write_vector(hid_t parent, const char* name, const std::vector<T>& values,
                   const std::string& description);
 
 /// Writes a dataset `name` of the given shape (row-major values) under `parent`, replacing one
-/// there, with a description attribute. T: double, int64_t or int32_t.
+/// there, with a description attribute. T: double, int64_t or int32_t. Empty values: the
+/// dataset only, its values written later (a decomposed run's tables, a rank's rows at a time).
 template <class T>
 void write_array(hid_t parent, const char* name, const std::vector<T>& values,
                  const std::vector<hsize_t>& shape, const std::string& description);
