@@ -32,15 +32,24 @@ void SoloCommunicator::exchange(int, int, const void*, const void*, void*, void*
 void SoloCommunicator::alltoallv(const void* send, const std::vector<int64_t>& send_counts,
                                  const std::vector<int64_t>& send_offsets, void* receive,
                                  const std::vector<int64_t>& receive_counts,
-                                 const std::vector<int64_t>& receive_offsets,
-                                 size_t element_bytes) {
+                                 const std::vector<int64_t>& receive_offsets, size_t element_bytes,
+                                 void* cuda_stream) {
   if (send_counts.size() != 1 || receive_counts.size() != 1 || send_counts[0] != receive_counts[0])
     throw std::logic_error("SoloCommunicator::alltoallv: counts for other ranks");
   const size_t bytes = static_cast<size_t>(send_counts[0]) * element_bytes;
-  if (bytes > 0) {
-    std::memmove(static_cast<char*>(receive) + receive_offsets[0] * element_bytes,
-                 static_cast<const char*>(send) + send_offsets[0] * element_bytes, bytes);
-  }
+  if (bytes == 0) return;
+  char* to = static_cast<char*>(receive) + receive_offsets[0] * element_bytes;
+  const char* from = static_cast<const char*>(send) + send_offsets[0] * element_bytes;
+  if (!cuda_stream) return static_cast<void>(std::memmove(to, from, bytes));
+#ifdef LATTICA_HAVE_NCCL
+  const cudaError_t code = cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice,
+                                           static_cast<cudaStream_t>(cuda_stream));
+  if (code != cudaSuccess)
+    throw std::runtime_error(std::string("alltoallv: cudaMemcpyAsync failed: ") +
+                             cudaGetErrorString(code));
+#else
+  throw std::logic_error("SoloCommunicator::alltoallv: device memory in a build without CUDA");
+#endif
 }
 std::unique_ptr<Communicator> SoloCommunicator::split(int colour) {
   if (colour < 0) return nullptr;
@@ -163,7 +172,11 @@ class MpiCommunicator final : public Communicator {
   void alltoallv(const void* send, const std::vector<int64_t>& send_counts,
                  const std::vector<int64_t>& send_offsets, void* receive,
                  const std::vector<int64_t>& receive_counts,
-                 const std::vector<int64_t>& receive_offsets, size_t element_bytes) override {
+                 const std::vector<int64_t>& receive_offsets, size_t element_bytes,
+                 void* cuda_stream) override {
+    if (cuda_stream)
+      return alltoallv_device(send, send_counts, send_offsets, receive, receive_counts,
+                              receive_offsets, element_bytes, cuda_stream);
     // MPI counts and offsets are ints: in elements of one contiguous type, up to 2^31 - 1 each.
     const auto as_ints = [this](const std::vector<int64_t>& values, const char* what) {
       if (values.size() != static_cast<size_t>(size_))
@@ -233,6 +246,41 @@ class MpiCommunicator final : public Communicator {
     (void)down, (void)up, (void)send_down, (void)send_up, (void)receive_down, (void)receive_up,
         (void)bytes, (void)cuda_stream;
     throw std::logic_error("halo exchange on the device without NCCL");
+#endif
+  }
+
+  void alltoallv_device(const void* send, const std::vector<int64_t>& send_counts,
+                        const std::vector<int64_t>& send_offsets, void* receive,
+                        const std::vector<int64_t>& receive_counts,
+                        const std::vector<int64_t>& receive_offsets, size_t element_bytes,
+                        void* cuda_stream) {
+#ifdef LATTICA_HAVE_NCCL
+    if (!nccl_) throw std::logic_error("alltoallv on the device before enable_device()");
+    for (const auto* v : {&send_counts, &send_offsets, &receive_counts, &receive_offsets}) {
+      if (v->size() != static_cast<size_t>(size_))
+        throw std::logic_error("alltoallv: counts or offsets for another rank count");
+    }
+    auto stream = static_cast<cudaStream_t>(cuda_stream);
+    const auto at = [element_bytes](const void* base, int64_t offset) {
+      return static_cast<const char*>(base) + static_cast<size_t>(offset) * element_bytes;
+    };
+    // One group of point-to-point messages (NCCL has no all-to-all with varying counts);
+    // empty pieces are skipped on both sides, as the counts agree pairwise.
+    LATTICA_NCCL_CHECK(ncclGroupStart());
+    for (int r = 0; r < size_; ++r) {
+      const size_t out = static_cast<size_t>(send_counts[r]) * element_bytes;
+      const size_t in = static_cast<size_t>(receive_counts[r]) * element_bytes;
+      if (out > 0)
+        LATTICA_NCCL_CHECK(ncclSend(at(send, send_offsets[r]), out, ncclUint8, r, nccl_, stream));
+      if (in > 0)
+        LATTICA_NCCL_CHECK(ncclRecv(const_cast<char*>(at(receive, receive_offsets[r])), in,
+                                    ncclUint8, r, nccl_, stream));
+    }
+    LATTICA_NCCL_CHECK(ncclGroupEnd());
+#else
+    (void)send, (void)send_counts, (void)send_offsets, (void)receive, (void)receive_counts,
+        (void)receive_offsets, (void)element_bytes, (void)cuda_stream;
+    throw std::logic_error("alltoallv on the device without NCCL");
 #endif
   }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace lattica {
@@ -35,14 +36,17 @@ class Communicator {
   /// device memory, queued on that cudaStream_t (NCCL, after enable_device()).
   virtual void exchange(int down, int up, const void* send_down, const void* send_up,
                         void* receive_down, void* receive_up, size_t bytes, void* cuda_stream) = 0;
-  /// Personalised all-to-all in host memory (the transposes of a distributed FFT): sends
-  /// send_counts[r] elements of `element_bytes` at send + send_offsets[r] elements to rank r, and
-  /// receives receive_counts[r] elements from rank r at receive + receive_offsets[r]. Every
-  /// vector has size() entries; the counts must agree pairwise between ranks.
+  /// Personalised all-to-all (the transposes of a distributed FFT): sends send_counts[r]
+  /// elements of `element_bytes` at send + send_offsets[r] elements to rank r, and receives
+  /// receive_counts[r] elements from rank r at receive + receive_offsets[r]. Every vector has
+  /// size() entries; the counts must agree pairwise between ranks. Host memory when cuda_stream
+  /// is null (MPI); otherwise device memory, queued on that cudaStream_t (NCCL, after
+  /// enable_device()).
   virtual void alltoallv(const void* send, const std::vector<int64_t>& send_counts,
                          const std::vector<int64_t>& send_offsets, void* receive,
                          const std::vector<int64_t>& receive_counts,
-                         const std::vector<int64_t>& receive_offsets, size_t element_bytes) = 0;
+                         const std::vector<int64_t>& receive_offsets, size_t element_bytes,
+                         void* cuda_stream) = 0;
   /// Prepares device-to-device exchanges from CUDA device `device` (collective: every rank calls
   /// it with its own device). Throws when this build has no NCCL.
   virtual void enable_device(int device) = 0;
@@ -71,7 +75,8 @@ class SoloCommunicator final : public Communicator {
   void alltoallv(const void* send, const std::vector<int64_t>& send_counts,
                  const std::vector<int64_t>& send_offsets, void* receive,
                  const std::vector<int64_t>& receive_counts,
-                 const std::vector<int64_t>& receive_offsets, size_t element_bytes) override;
+                 const std::vector<int64_t>& receive_offsets, size_t element_bytes,
+                 void* cuda_stream) override;
   void enable_device(int) override {}
   std::unique_ptr<Communicator> split(int colour) override;
 };
@@ -100,6 +105,17 @@ void sum_over_ranks(Communicator& comm, T* values, int64_t count) {
     for (int r = 1; r < comm.size(); ++r) total = total + all[static_cast<size_t>(r * count + i)];
     values[i] = total;
   }
+}
+
+/// sum_over_ranks of a backend's buffer of `Exec` (sim's engines), through host memory: the
+/// buffers summed this way are a few values per replica.
+template <class Exec, class Buffer>
+void sum_buffer_over_ranks(const Exec& exec, Communicator& comm, Buffer& values) {
+  using T = std::remove_pointer_t<decltype(values.data())>;
+  std::vector<T> host(static_cast<size_t>(values.size()));
+  exec.copy_to_host(values, host.data());
+  sum_over_ranks(comm, host.data(), values.size());
+  exec.copy_to_device(host.data(), values);
 }
 
 }  // namespace lattica

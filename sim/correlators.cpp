@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "kernels/backend/cpu_exec.hpp"
 #include "kernels/spectral/fft_cpu.hpp"
 #include "sim/communicator.hpp"
 #include "sim/parallel/slab_fft.hpp"
@@ -50,7 +51,8 @@ StructureFactorTables structure_factor_tables(const StructureFactorSums& sums,
     std::vector<Complex> spectrum(modes);
     for (size_t k = 0; k < modes; ++k) spectrum[k] = {t.s[k], 0.0};
     if (ranks) {
-      SlabFft fft(*ranks, sums.dims, 1);
+      const CpuExec host(0);
+      SlabFft<CpuExec> fft(host, *ranks, sums.dims, 1);
       if (fft.first_row() != t.first_row || fft.rows() != t.rows)
         throw std::logic_error("structure_factor_tables: the sums are not this rank's rows");
       fft.inverse(spectrum.data(), t.g.data());

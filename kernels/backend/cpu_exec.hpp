@@ -163,6 +163,10 @@ class CpuExec {
                   static_cast<const char*>(src) + r * src_pitch, width);
     }
   }
+  /// `bytes` bytes from src to dst (the side lane of CudaExec's copy_bytes).
+  void copy_bytes(void* dst, const void* src, size_t bytes) const {
+    if (bytes > 0) std::memmove(dst, src, bytes);
+  }
   void order_after(const CopyDone&) const {}
 
   /// For b < batch: C_b = A_b * B, column-major (BLAS) layout: A_b is m x k at a + b * stride_a,
@@ -200,6 +204,11 @@ class CpuExec {
   /// FFTs of `batch` real arrays of extents dims (FFTW).
   std::unique_ptr<Fft> make_fft(const std::vector<int64_t>& dims, int batch) const {
     return std::make_unique<Fft>(dims, batch);
+  }
+  using LinesFft = CpuLinesFft;
+  /// In-place transforms of `lines` interleaved lines of `length` points, planned on `data`.
+  std::unique_ptr<LinesFft> make_lines_fft(int64_t length, int64_t lines, Complex* data) const {
+    return std::make_unique<LinesFft>(length, lines, data);
   }
 
   /// Seconds that f() (work on this backend) takes.

@@ -328,6 +328,13 @@ class CudaExec {
                                          static_cast<cudaStream_t>(side_stream())));
   }
 
+  /// `bytes` bytes from src to dst in device memory, on the side stream; asynchronous.
+  void copy_bytes(void* dst, const void* src, size_t bytes) const {
+    if (bytes == 0) return;
+    LATTICA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                                       static_cast<cudaStream_t>(side_stream())));
+  }
+
   /// For b < batch: C_b = A_b * B, column-major (BLAS) layout: A_b is m x k at a + b * stride_a,
   /// B is k x n (shared), C_b is m x n at c + b * m * n. One strided batched cuBLAS DGEMM on the
   /// stream; asynchronous.
@@ -362,6 +369,12 @@ class CudaExec {
   /// FFTs of `batch` real arrays of extents dims (cuFFT, on this policy's stream).
   std::unique_ptr<Fft> make_fft(const std::vector<int64_t>& dims, int batch) const {
     return std::make_unique<Fft>(dims, batch, stream_);
+  }
+  using LinesFft = CudaLinesFft;
+  /// In-place transforms of `lines` interleaved lines of `length` points (cuFFT, on this
+  /// policy's stream); `data` is not needed to plan.
+  std::unique_ptr<LinesFft> make_lines_fft(int64_t length, int64_t lines, Complex*) const {
+    return std::make_unique<LinesFft>(length, lines, stream_);
   }
 
   /// Seconds that the work f() queues on the stream takes, from CUDA events around it.

@@ -54,7 +54,12 @@ class CpuFft {
   void inverse(const Complex* in, double* out) const {
     // A multi-dimensional c2r overwrites its input, so it transforms a copy.
     scratch_.assign(in, in + complex_size_ * batch_);
-    fftw_execute_dft_c2r(inverse_, reinterpret_cast<fftw_complex*>(scratch_.data()), out);
+    inverse_overwriting(scratch_.data(), out);
+  }
+
+  /// The inverse, overwriting `in`: no copy, for a spectrum no longer needed.
+  void inverse_overwriting(Complex* in, double* out) const {
+    fftw_execute_dft_c2r(inverse_, reinterpret_cast<fftw_complex*>(in), out);
   }
 
   int64_t real_size() const { return real_size_; }
@@ -65,6 +70,42 @@ class CpuFft {
   int64_t real_size_ = 0, complex_size_ = 0;
   fftw_plan forward_ = nullptr, inverse_ = nullptr;
   mutable std::vector<Complex> scratch_;
+};
+
+/// In-place complex transforms of `lines` interleaved lines of `length` points: point k of
+/// line t is data[k * lines + t] ([length][lines], row-major), e.g. the transforms along axis 0
+/// of a slab of columns. 64-bit strides (FFTW's guru64 interface), any sizes.
+class CpuLinesFft {
+ public:
+  /// Plans on `data` (length * lines elements, untouched while planning); forward and inverse
+  /// then take any array of that shape.
+  CpuLinesFft(int64_t length, int64_t lines, Complex* data) {
+    const fftw_iodim64 along{length, lines, lines}, across{lines, 1, 1};
+    auto* d = reinterpret_cast<fftw_complex*>(data);
+    const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
+    forward_ = fftw_plan_guru64_dft(1, &along, 1, &across, d, d, FFTW_FORWARD, flags);
+    inverse_ = fftw_plan_guru64_dft(1, &along, 1, &across, d, d, FFTW_BACKWARD, flags);
+    if (!forward_ || !inverse_)
+      throw std::runtime_error("FFTW: planning the line transforms failed");
+  }
+  CpuLinesFft(const CpuLinesFft&) = delete;
+  CpuLinesFft& operator=(const CpuLinesFft&) = delete;
+  ~CpuLinesFft() {
+    if (forward_) fftw_destroy_plan(forward_);
+    if (inverse_) fftw_destroy_plan(inverse_);
+  }
+
+  /// data[k][t] = sum_x data[x][t] exp(-i 2 pi k x / length), in place.
+  void forward(Complex* data) const { execute(forward_, data); }
+  /// The same with exp(+i ...), unnormalised.
+  void inverse(Complex* data) const { execute(inverse_, data); }
+
+ private:
+  static void execute(fftw_plan plan, Complex* data) {
+    auto* d = reinterpret_cast<fftw_complex*>(data);
+    fftw_execute_dft(plan, d, d);
+  }
+  fftw_plan forward_ = nullptr, inverse_ = nullptr;
 };
 
 }  // namespace lattica

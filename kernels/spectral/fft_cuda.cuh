@@ -55,7 +55,6 @@ class CudaFft {
                                               complex_block, 1, CUFFT_Z2Z, complex_block, &work));
       LATTICA_CUFFT_CHECK(cufftSetStream(axis0_, stream));
     }
-    LATTICA_CUDA_CHECK(cudaMalloc(&scratch_, sizeof(Complex) * complex_size_ * batch_));
   }
   CudaFft(const CudaFft&) = delete;
   CudaFft& operator=(const CudaFft&) = delete;
@@ -75,12 +74,18 @@ class CudaFft {
 
   /// d_out[b][x] = sum_k d_in[b][k] exp(+i k.x) over the full spectrum; d_in is kept.
   void inverse(const Complex* d_in, double* d_out) const {
-    // Z2D overwrites its input, so it transforms a copy.
+    // Z2D overwrites its input, so it transforms a copy (the scratch is made at first use).
+    if (!scratch_)
+      LATTICA_CUDA_CHECK(cudaMalloc(&scratch_, sizeof(Complex) * complex_size_ * batch_));
     LATTICA_CUDA_CHECK(cudaMemcpyAsync(scratch_, d_in, sizeof(Complex) * complex_size_ * batch_,
                                        cudaMemcpyDeviceToDevice, stream_));
-    along_axis0(scratch_, CUFFT_INVERSE);
-    LATTICA_CUFFT_CHECK(
-        cufftExecZ2D(inverse_, reinterpret_cast<cufftDoubleComplex*>(scratch_), d_out));
+    inverse_overwriting(scratch_, d_out);
+  }
+
+  /// The inverse, overwriting d_in: no copy and no scratch, for a spectrum no longer needed.
+  void inverse_overwriting(Complex* d_in, double* d_out) const {
+    along_axis0(d_in, CUFFT_INVERSE);
+    LATTICA_CUFFT_CHECK(cufftExecZ2D(inverse_, reinterpret_cast<cufftDoubleComplex*>(d_in), d_out));
   }
 
   int64_t real_size() const { return real_size_; }
@@ -100,7 +105,35 @@ class CudaFft {
   cudaStream_t stream_ = nullptr;
   int64_t real_size_ = 0, complex_size_ = 0;
   cufftHandle forward_ = 0, inverse_ = 0, axis0_ = 0;
-  Complex* scratch_ = nullptr;
+  mutable Complex* scratch_ = nullptr;
+};
+
+/// In-place complex transforms of `lines` interleaved lines of `length` points (point k of line
+/// t at data[k * lines + t]), as CpuLinesFft, with cuFFT on `stream`.
+class CudaLinesFft {
+ public:
+  CudaLinesFft(int64_t length, int64_t lines, cudaStream_t stream) {
+    long long n = length, embed = length;
+    size_t work = 0;
+    LATTICA_CUFFT_CHECK(cufftCreate(&plan_));
+    LATTICA_CUFFT_CHECK(cufftMakePlanMany64(plan_, 1, &n, &embed, lines, 1, &embed, lines, 1,
+                                            CUFFT_Z2Z, lines, &work));
+    LATTICA_CUFFT_CHECK(cufftSetStream(plan_, stream));
+  }
+  CudaLinesFft(const CudaLinesFft&) = delete;
+  CudaLinesFft& operator=(const CudaLinesFft&) = delete;
+  ~CudaLinesFft() { cufftDestroy(plan_); }  // errors here cannot be reported
+
+  /// Asynchronous on the stream, like CpuLinesFft's.
+  void forward(Complex* d_data) const { execute(d_data, CUFFT_FORWARD); }
+  void inverse(Complex* d_data) const { execute(d_data, CUFFT_INVERSE); }
+
+ private:
+  void execute(Complex* d_data, int direction) const {
+    auto* d = reinterpret_cast<cufftDoubleComplex*>(d_data);
+    LATTICA_CUFFT_CHECK(cufftExecZ2Z(plan_, d, d, direction));
+  }
+  cufftHandle plan_ = 0;
 };
 
 }  // namespace lattica

@@ -13,6 +13,7 @@
 #include "sim/cli/resume.hpp"
 #include "sim/config/schema.hpp"
 #include "sim/decomposition.hpp"
+#include "sim/engine/cuda_device.hpp"
 #include "sim/output.hpp"
 #include "sim/output/annealing_output.hpp"
 #include "sim/run.hpp"
@@ -107,9 +108,16 @@ PeakMemory peak_host_memory(Communicator& world) {
   return {world.max(mine), -world.max(-mine), world.size()};
 }
 
+/// Device memory in use on the ranks' GPUs at the end of the run (collective), when the engine
+/// runs on them: every buffer of the run is still held then.
+PeakMemory device_memory_in_use(Communicator& world, const Engine& engine) {
+  const int64_t mine = engine.backend_name() == "cuda" ? cuda_memory_in_use() : 0;
+  return {world.max(mine), -world.max(-mine), world.size()};
+}
+
 /// The lines after a finished point: what was written, the tuned steps, the memory it took.
 void report_finished(const Config& config, const Engine& engine, const RunSummary& s,
-                     const PeakMemory& memory) {
+                     const PeakMemory& memory, const PeakMemory& device) {
   std::fprintf(stderr,
                "sim: wrote %s: %lld sweeps of %lld sites x %d replica(s), %lld measurements, "
                "%lld snapshots in %.3f s (%.3f site updates/ns, %s)\n",
@@ -147,6 +155,15 @@ void report_finished(const Config& config, const Engine& engine, const RunSummar
     std::fprintf(stderr,
                  "sim: peak host memory per rank %.1f MiB (largest of %d; smallest %.1f MiB)\n",
                  memory.largest * mib, memory.ranks, memory.smallest * mib);
+  }
+  if (device.largest == 0) return;
+  if (device.ranks == 1) {
+    std::fprintf(stderr, "sim: device memory in use at the end %.1f MiB\n", device.largest * mib);
+  } else {
+    std::fprintf(stderr,
+                 "sim: device memory in use at the end, per rank %.1f MiB (largest of %d; "
+                 "smallest %.1f MiB)\n",
+                 device.largest * mib, device.ranks, device.smallest * mib);
   }
 }
 
@@ -273,6 +290,7 @@ bool run_point(const Config& config, Engine& engine, Communicator& world, bool f
   const RunSummary s = run_chain(config, engine, out.get(), progress_style(quiet, root),
                                  resume ? &checkpoint : nullptr, &world);
   const PeakMemory memory = peak_host_memory(world);  // every rank: a collective
+  const PeakMemory device = device_memory_in_use(world, engine);
   if (out && !s.stopped) out->mark_finished();
   if (out) out->close();
   if (s.stopped && !root) return true;
@@ -284,7 +302,7 @@ bool run_point(const Config& config, Engine& engine, Communicator& world, bool f
                  checkpoint_path(config.output_path).c_str());
     return true;
   }
-  if (!quiet) report_finished(config, engine, s, memory);
+  if (!quiet) report_finished(config, engine, s, memory, device);
   return false;
 }
 

@@ -4,6 +4,7 @@
 #include "sim/engine/cuda_device.hpp"
 #include "sim/engine/decomposed_box.hpp"
 #include "sim/engine/engine_factory.hpp"
+#include "sim/engine/memory.hpp"
 
 namespace lattica {
 
@@ -40,14 +41,24 @@ void select_cuda_device(int device) {
   LATTICA_CUDA_CHECK(cudaSetDevice(device));
 }
 
+int64_t cuda_memory_in_use() {
+  size_t free = 0, total = 0;
+  LATTICA_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return static_cast<int64_t>(total - free);
+}
+
 std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
   select_cuda_device(settings.cuda_device);
   EngineSettings box = settings;  // a decomposed engine holds its box with the ghost layers
-  if (decomposed(settings)) {     // (its spectra are taken on the host)
-    box.dims = Decomposition(settings.dims, settings.parallel_grid, settings.communicator->size())
-                   .storage_extents();
+  size_t distributed_fft = 0;     // and the distributed FFT's buffers
+  if (decomposed(settings)) {
+    const Decomposition d(settings.dims, settings.parallel_grid, settings.communicator->size());
+    box.dims = d.storage_extents();
+    bool axis0_only = true;
+    for (size_t a = 1; a < settings.dims.size(); ++a) axis0_only &= !d.split(static_cast<int>(a));
+    distributed_fft = decomposed_fourier_bytes(settings, volume_of(box.dims), axis0_only);
   }
-  const size_t needed = engine_bytes(box);
+  const size_t needed = engine_bytes(box) + distributed_fft;
   size_t free_bytes = 0, total_bytes = 0;
   LATTICA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (needed > free_bytes) {

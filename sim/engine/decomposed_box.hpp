@@ -17,9 +17,11 @@
 
 #include "kernels/lattice/checkerboard.hpp"
 #include "kernels/lattice/row_block.hpp"
+#include "kernels/transpose/move_lines.hpp"
 #include "sim/communicator.hpp"
 #include "sim/decomposition.hpp"
 #include "sim/engine/engine.hpp"
+#include "sim/parallel/slab_fft.hpp"
 
 namespace lattica {
 
@@ -54,7 +56,8 @@ class DecomposedBox {
         replicas_(settings.replicas),
         unit_bytes_(unit_bytes),
         colour_units_(colour_units),
-        replica_units_(replica_units) {
+        replica_units_(replica_units),
+        slab_ffts_(exec, *settings.communicator, settings.dims) {
     if (D < 2)
       throw InputError("parallel: a 1D lattice cannot be split (its only axis is the last)");
     make_blocks();
@@ -188,6 +191,33 @@ class DecomposedBox {
                      });
   }
 
+  /// Whether the box interior of the storage-shaped lexicographic configuration is one block:
+  /// one replica, and only axis 0 split (its ghost rows are the first and last of axis 0).
+  bool interior_is_contiguous() const {
+    for (int a = 1; a < D; ++a) {
+      if (decomposition_.split(a)) return false;
+    }
+    return replicas_ == 1;
+  }
+  /// That block within `box` (the storage-shaped configuration), or null where it is not one.
+  template <class T>
+  T* contiguous_interior(T* box) const {
+    if (!interior_is_contiguous()) return nullptr;
+    return box + (decomposition_.split(0) ? lattice_.volume() / lattice_.extent[0] : 0);
+  }
+
+  /// interior_of_box and interior_into_box in the backend's memory (device memory on a GPU),
+  /// on its main stream: `box` is the storage-shaped lexicographic configuration of every
+  /// replica, `interior` [replica][box interior sites].
+  void gather_interior(const void* box, void* interior, size_t site_bytes) const {
+    move_lines(exec_, interior, const_cast<void*>(box), interior_lines().data(),
+               interior_lines().size(), line_bytes(site_bytes), true);
+  }
+  void scatter_interior(const void* interior, void* box, size_t site_bytes) const {
+    move_lines(exec_, const_cast<void*>(interior), box, interior_lines().data(),
+               interior_lines().size(), line_bytes(site_bytes), false);
+  }
+
   /// Both colours' ghost layers from the neighbouring boxes, after a move of every site
   /// (`storage`: the units of every replica); later work on the main stream waits for them.
   void exchange_all(void* storage) {
@@ -197,6 +227,9 @@ class DecomposedBox {
   }
 
   const Decomposition& decomposition() const { return decomposition_; }
+  /// The whole lattice's distributed FFTs over these ranks, shared by the rank's spectra and
+  /// Langevin/MALA passes.
+  SlabFfts<Exec>& slab_ffts() { return slab_ffts_; }
 
  private:
   static constexpr int kGatherTag = 7;
@@ -211,6 +244,41 @@ class DecomposedBox {
                static_cast<size_t>(r * from_sites) * site_bytes,
            static_cast<unsigned char*>(to) + static_cast<size_t>(r * to_sites) * site_bytes);
     }
+  }
+
+  /// Bytes of a line of the last axis (never split: the same in the box and its storage).
+  size_t line_bytes(size_t site_bytes) const {
+    return static_cast<size_t>(lattice_.extent[D - 1]) * site_bytes;
+  }
+
+  /// For every line of the last axis of the box interior, replica by replica in lexicographic
+  /// order, its line in the storage-shaped box (made at the first use).
+  const typename Exec::template Buffer<int64_t>& interior_lines() const {
+    if (interior_lines_.size() > 0) return interior_lines_;
+    const std::vector<int64_t>& box = decomposition_.box();
+    int64_t lines = 1, storage_lines = 1;
+    for (int a = 0; a < D - 1; ++a) {
+      lines *= box[static_cast<size_t>(a)];
+      storage_lines *= lattice_.extent[a];
+    }
+    std::vector<int64_t> table;
+    table.reserve(static_cast<size_t>(replicas_ * lines));
+    for (int r = 0; r < replicas_; ++r) {
+      for (int64_t line = 0; line < lines; ++line) {
+        int64_t rest = line, at = 0, stride = 1;
+        for (int a = D - 2; a >= 0; --a) {
+          const size_t u = static_cast<size_t>(a);
+          const int64_t ghost = decomposition_.split(a) ? 1 : 0;  // the interior's offset
+          at += (rest % box[u] + ghost) * stride;
+          rest /= box[u];
+          stride *= lattice_.extent[a];
+        }
+        table.push_back(r * storage_lines + at);
+      }
+    }
+    interior_lines_ = exec_.template allocate<int64_t>(static_cast<int64_t>(table.size()));
+    exec_.copy_to_device(table.data(), interior_lines_);
+    return interior_lines_;
   }
 
   struct Layer {
@@ -267,6 +335,8 @@ class DecomposedBox {
   RowBlock<D> interior_{}, deep_{};
   std::vector<RowBlock<D>> boundary_;
   std::vector<Layer> layers_;
+  mutable typename Exec::template Buffer<int64_t> interior_lines_;  ///< see interior_lines()
+  SlabFfts<Exec> slab_ffts_;
 };
 
 }  // namespace lattica

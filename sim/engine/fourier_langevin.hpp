@@ -3,9 +3,10 @@
 // Metropolis-adjusted (MALA): its buffers, FFT plan, step size and the free kernel's shift,
 // sequencing the functors of kernels/spectral/langevin.hpp on either backend.
 //
-// Decomposed over ranks (the CPU backend), each step moves the rank's box to its slab of axis 0
-// (BoxSlabs), takes the step there through the distributed FFT (SlabFft), adding the sums of
-// the acceptance and the shift over the ranks, moves the slab back and exchanges the ghosts.
+// Decomposed over ranks (either backend: host memory and MPI, or device memory and NCCL), each
+// step moves the rank's box to its slab of axis 0 (BoxSlabs), takes the step there through the
+// distributed FFT (SlabFft), adding the sums of the acceptance and the shift over the ranks,
+// moves the slab back and exchanges the ghosts.
 // The noise is keyed by the whole lattice's sites, so the chain is the single process's to
 // rounding.
 
@@ -30,7 +31,7 @@ class FourierLangevin {
   using Params = typename Model::Params;
 
  public:
-  /// `exec` and `box` (this rank's box, CpuExec only; null when the lattice is not decomposed)
+  /// `exec` and `box` (this rank's box; null when the lattice is not decomposed)
   /// must outlive this object; the step is settings.langevin_step, the time step epsilon.
   FourierLangevin(const Exec& exec, const EngineSettings& settings, DecomposedBox<Exec, D>* box)
       : exec_(exec),
@@ -40,17 +41,18 @@ class FourierLangevin {
         total_volume_(volume_of(settings.dims)) {
     if (box_) {
       Communicator& ranks = box_->communicator();
-      slab_fft_ = std::make_unique<SlabFft>(ranks, settings.dims, replicas_);
-      slabs_ = std::make_unique<BoxSlabs>(ranks, box_->decomposition(), slab_fft_->row_split(),
-                                          replicas_, sizeof(Spin));
+      slab_fft_ = &box_->slab_ffts()(replicas_);
+      slabs_ = std::make_unique<BoxSlabs<Exec>>(exec, ranks, box_->decomposition(),
+                                                slab_fft_->row_split(), replicas_, sizeof(Spin));
       volume_ = slabs_->slab_sites();
       modes_ = slab_fft_->local_complex_size() / replicas_;
       const int d = static_cast<int>(settings.dims.size());
       first_site_ = slab_fft_->first_row() * (total_volume_ / settings.dims[0]);
       kernel_.first_mode =
           slab_fft_->first_row() * (half_spectrum_size(settings.dims.data(), d) / settings.dims[0]);
-      interior_ = exec.template allocate<Spin>(replicas_ * slabs_->box_sites());
-      slab_field_ = exec.template allocate<Spin>(replicas_ * volume_);
+      if (!box_->interior_is_contiguous())
+        interior_ = exec.template allocate<Spin>(replicas_ * slabs_->box_sites());
+      if (!slabs_->identity()) slab_field_ = exec.template allocate<Spin>(replicas_ * volume_);
     } else {
       fft_ = exec.make_fft(settings.dims, replicas_);
       volume_ = fft_->real_size();
@@ -112,11 +114,14 @@ class FourierLangevin {
     if (!box_) {
       step_field(p, lexicographic, adjusted, sweep, pass);
     } else {
-      box_->interior_of_box(lexicographic, interior_.data(), sizeof(Spin));
-      slabs_->to_slab(interior_.data(), slab_field_.data());
-      step_field(p, slab_field_.data(), adjusted, sweep, pass);
-      slabs_->to_box(slab_field_.data(), interior_.data());
-      box_->interior_into_box(interior_.data(), lexicographic, sizeof(Spin));
+      Spin* interior = box_interior(lexicographic);
+      // The box is the slab where the boxes split axis 0 as the slabs do.
+      Spin* slab = slabs_->identity() ? interior : slab_field_.data();
+      slabs_->to_slab(interior, slab);
+      step_field(p, slab, adjusted, sweep, pass);
+      slabs_->to_box(slab, interior);
+      if (interior == interior_.data())
+        box_->scatter_interior(interior_.data(), lexicographic, sizeof(Spin));
     }
     exec_.from_lexicographic(lattice, lexicographic, spins, replicas_);
     if (box_) box_->exchange_all(spins);
@@ -145,7 +150,7 @@ class FourierLangevin {
     exec_.for_each(replicas_ * modes_,
                    LangevinDisplacement{inverse_kernel_.data(), force_modes_.data(),
                                         work_modes_.data(), modes_, a});
-    inverse(work_modes_.data(), work_.data());
+    inverse(work_modes_.data(), work_.data());  // overwrites work_modes_, not needed after
     const double inverse_volume = 1.0 / static_cast<double>(total_volume_);
     if (!adjusted) {
       exec_.for_each(sites, LangevinMove<Spin>{field, work_.data(), field, a, inverse_volume});
@@ -166,9 +171,9 @@ class FourierLangevin {
                                 force_.data() + offset, work_.data() + offset},
           local_.data() + r);
     }
-    if (box_) {  // each rank's share of the sums (host memory: the CPU backend)
-      sum_over_ranks(box_->communicator(), local_.data(), replicas_);
-      sum_over_ranks(box_->communicator(), quadratic_.data(), 2 * replicas_);
+    if (box_) {  // each rank's share of the sums
+      sum_buffer_over_ranks(exec_, box_->communicator(), local_);
+      sum_buffer_over_ranks(exec_, box_->communicator(), quadratic_);
     }
     exec_.for_each(1, MalaDecide{local_.data(), quadratic_.data(), accept_.data(),
                                  accepted_total_.data(), p.seed, sweep, pass, replicas_, a});
@@ -176,14 +181,23 @@ class FourierLangevin {
     proposals_ += replicas_;
   }
 
+  /// Decomposed: the box interior of the storage-shaped `lexicographic` field, in place where
+  /// it is one block, else gathered into interior_.
+  Spin* box_interior(Spin* lexicographic) {
+    if (Spin* block = box_->contiguous_interior(lexicographic)) return block;
+    box_->gather_interior(lexicographic, interior_.data(), sizeof(Spin));
+    return interior_.data();
+  }
+
   /// The FFTs of the field held: the single process's, or the distributed one (collective).
+  /// The inverse overwrites its input.
   void forward(const double* in, Complex* out) {
     if (slab_fft_) return slab_fft_->forward(in, out);
     fft_->forward(in, out);
   }
-  void inverse(const Complex* in, double* out) {
-    if (slab_fft_) return slab_fft_->inverse(in, out);
-    fft_->inverse(in, out);
+  void inverse(Complex* in, double* out) {
+    if (slab_fft_) return slab_fft_->inverse_overwriting(in, out);
+    fft_->inverse_overwriting(in, out);
   }
 
   /// lambda (12 <phi^2> - 4), kept where M'(0) >= the floor (see set_shift).
@@ -195,9 +209,8 @@ class FourierLangevin {
       sum = exec_.template reduce_sum<double>(sites, FieldSquared<Spin>{spins});
     } else {  // this rank's interior (not its ghosts), added over the ranks
       exec_.to_lexicographic(lattice, spins, lexicographic, replicas_);
-      box_->interior_of_box(lexicographic, interior_.data(), sizeof(Spin));
-      sum =
-          exec_.template reduce_sum<double>(interior_.size(), FieldSquared<Spin>{interior_.data()});
+      sum = exec_.template reduce_sum<double>(replicas_ * slabs_->box_sites(),
+                                              FieldSquared<Spin>{box_interior(lexicographic)});
       sum_over_ranks(box_->communicator(), &sum, 1);
     }
     double phi2 = sum / static_cast<double>(sites);
@@ -234,12 +247,14 @@ class FourierLangevin {
   FreeKernel kernel_{};
   bool shift_ready_ = false;
   std::unique_ptr<typename Exec::Fft> fft_;  ///< one process's FFT, or
-  std::unique_ptr<SlabFft> slab_fft_;        ///< the ranks' (decomposed)
-  std::unique_ptr<BoxSlabs> slabs_;          ///< decomposed: box <-> slab
+  SlabFft<Exec>* slab_fft_ = nullptr;        ///< the ranks' (decomposed; the box's shared one)
+  std::unique_ptr<BoxSlabs<Exec>> slabs_;    ///< decomposed: box <-> slab
   int64_t total_volume_;                     ///< sites of the whole lattice
   int64_t volume_ = 0, modes_ = 0;           ///< sites and modes held per replica
   int64_t first_site_ = 0;                   ///< whole-lattice index of the first site held
-  typename Exec::template Buffer<Spin> interior_, slab_field_;  ///< decomposed: box, slab
+  /// Decomposed: the box unless it is a block of the lexicographic field, and the slab unless
+  /// it is the box.
+  typename Exec::template Buffer<Spin> interior_, slab_field_;
   typename Exec::template Buffer<Spin> proposal_;
   typename Exec::template Buffer<double> force_, work_;  ///< F(phi); noise, displacement, F(phi')
   typename Exec::template Buffer<Complex> force_modes_, work_modes_;

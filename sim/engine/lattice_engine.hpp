@@ -17,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/backend/cpu_exec.hpp"
 #include "kernels/backend/exec_options.hpp"
 #include "kernels/ensemble/replica_gather.hpp"
 #include "kernels/lattice/checkerboard.hpp"
@@ -56,21 +55,16 @@ class LatticeEngine final : public Engine {
                                                       settings_, params_, tempering_}),
         queue_(exec_, settings.replicas, settings.measurement_capacity),
         estimates_(exec_, sweeper_.estimates(), settings.replicas, settings.measurement_capacity),
-        snapshots_(exec_),
-        host_exec_(settings.cpu_threads) {
+        snapshots_(exec_) {
     tempering_.refresh(params_);
     if (settings.snapshot_bits && !kBitSnapshots) {
       throw InputError("output.snapshot_packing: \"bits\" is for the Ising model only");
     }
-    // Decomposed, every rank measures its box on the host, through the distributed FFT.
+    // Decomposed, every rank measures its box through the distributed FFT.
     if (settings.structure_factor_every > 0 || settings.timeslice_every > 0) {
       const int components = Model::field_components(params_);
-      if (box_) {
-        spectral_ =
-            std::make_unique<SpectralMeasurements<CpuExec>>(host_exec_, settings, components);
-      } else {
-        spectral_ = std::make_unique<SpectralMeasurements<Exec>>(exec_, settings, components);
-      }
+      spectral_ = std::make_unique<SpectralMeasurements<Exec>>(exec_, settings, components,
+                                                               box_ ? &box_->slab_ffts() : nullptr);
     }
   }
 
@@ -318,25 +312,29 @@ class LatticeEngine final : public Engine {
   }
 
   /// A measurement's spectral parts, once its sums are queued. Decomposed, each rank's box
-  /// goes to the host, where the ranks take the spectra together.
+  /// interior is the field, and the ranks take the spectra together.
   void measure_rest() {
     sweeper_.record_estimates(estimates_.slot(queue_.queued()));
     if (spectral_ && (structure_factor_due(settings_, measurements_) ||
                       timeslices_due(settings_, measurements_))) {
       const int components = spectral_->components();
-      if (box_) {
-        std::vector<int64_t> origin;
-        const std::vector<unsigned char> interior = box_interior(origin);
-        const int64_t sites = volume_of(box_->decomposition().box());
-        const FieldComponents<Model> fill{params_, reinterpret_cast<const Spin*>(interior.data()),
-                                          spectral_->field(), sites, components};
-        for (int64_t i = 0; i < replicas() * components * sites; ++i) fill(i);
-      } else {
-        snapshots_.order_after_copies();
-        exec_.for_each(replicas() * components * volume_,
-                       FieldComponents<Model>{params_, storage_.refresh_lexicographic(),
-                                              spectral_->field(), volume_, components});
+      snapshots_.order_after_copies();  // the lexicographic copy may be a snapshot's source
+      const Spin* lexicographic = storage_.refresh_lexicographic();
+      int64_t sites = volume_;
+      if (box_) {  // the box interior: a block of the lexicographic copy, or gathered
+        sites = volume_of(box_->decomposition().box());
+        if (box_->interior_is_contiguous()) {
+          lexicographic = box_->contiguous_interior(lexicographic);
+        } else {
+          if (spectral_interior_.size() == 0)
+            spectral_interior_ = exec_.template allocate<Spin>(replicas() * sites);
+          box_->gather_interior(lexicographic, spectral_interior_.data(), sizeof(Spin));
+          lexicographic = spectral_interior_.data();
+        }
       }
+      exec_.for_each(
+          replicas() * components * sites,
+          FieldComponents<Model>{params_, lexicographic, spectral_->field(), sites, components});
       spectral_->measure(measurements_, queue_.queued());
     }
     ++measurements_;
@@ -386,9 +384,9 @@ class LatticeEngine final : public Engine {
   Sweeper<Exec, D, Model, Storage> sweeper_;
   MeasurementQueue<Exec, Model> queue_;
   EstimateQueue<Exec> estimates_;
-  std::unique_ptr<Spectra> spectral_;  ///< when measured; decomposed: on the host, every rank
+  std::unique_ptr<Spectra> spectral_;  ///< when measured; decomposed: every rank its box
   SnapshotFrames<Exec> snapshots_;
-  CpuExec host_exec_;                  ///< the decomposed spectra's
+  typename Exec::template Buffer<Spin> spectral_interior_;  ///< decomposed: the box's field
   int64_t measurements_ = 0;           ///< measurements taken so far (the spectral cadence)
   std::vector<int32_t> queued_rungs_;  ///< tempered: [k * replicas + slot] of queued ones
   std::vector<const Params*> record_params_;

@@ -2,6 +2,7 @@
 // Bytes an engine will allocate, computed from its settings before anything is allocated, so
 // a lattice that does not fit is refused with a clear message.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -28,14 +29,36 @@ constexpr size_t kMaxMeasurementBytes = 128;
 /// Bytes of the packed engine's bounded buffer for conversions to and from lexicographic bytes.
 constexpr size_t kPackedChunkBytes = size_t(1) << 24;
 
-/// Bytes of the spectral measurements' buffers: the order-parameter field (up to 4 components,
-/// double) and its half spectrum.
+/// Components of the order-parameter field the spectra transform (Model::field_components).
+inline int field_components(const EngineSettings& s) {
+  switch (s.model) {
+    case ModelKind::on:
+      return s.n;
+    case ModelKind::potts:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+/// Bytes of the spectral measurements' buffers: the order-parameter field (double), and for
+/// the structure factor its half spectrum (8 bytes a site and component), the running sums of
+/// the power (8 a site) and the FFT's work area (about the spectrum's size).
 inline size_t spectral_bytes(const EngineSettings& s) {
   const size_t sites = static_cast<size_t>(s.replicas) * static_cast<size_t>(volume_of(s.dims));
+  const size_t c = static_cast<size_t>(field_components(s));
   size_t bytes = 0;
-  if (s.structure_factor_every > 0 || s.timeslice_every > 0) bytes += sites * 4 * 8;
-  if (s.structure_factor_every > 0) bytes += sites * 4 * 16;
+  if (s.structure_factor_every > 0 || s.timeslice_every > 0) bytes += sites * 8 * c;
+  if (s.structure_factor_every > 0) bytes += sites * (8 * c + 8 + 8 * c);
   return bytes;
+}
+
+/// Whether a pass of the sequence moves the field through its Fourier modes.
+inline bool uses_fourier(const EngineSettings& s) {
+  for (UpdateAlgorithm a : s.sequence) {
+    if (is_whole_lattice(a)) return true;
+  }
+  return false;
 }
 
 /// Bytes an engine of these settings allocates on its backend (spins and their lexicographic
@@ -65,13 +88,24 @@ inline size_t engine_bytes(const EngineSettings& s) {
       break;
     }
   }
-  // Fourier-accelerated Langevin: the proposal, two double fields, two spectra, 1 / M'(k).
-  for (UpdateAlgorithm a : s.sequence) {
-    if (is_whole_lattice(a)) {
-      bytes += sites * (site_bytes(s) + 2 * 8 + 2 * 16) + volume * 8;
-      break;
-    }
-  }
+  // Fourier-accelerated Langevin: the proposal, two double fields, two half spectra, the FFT's
+  // work area, 1 / M'(k) on the half spectrum.
+  if (uses_fourier(s)) bytes += sites * (site_bytes(s) + 2 * 8 + 2 * 8 + 8) + volume * 4;
+  return bytes;
+}
+
+/// What a rank of a decomposed run adds to engine_bytes of its box (`box_sites` sites with
+/// the ghosts) for the distributed FFT: the exchange buffers of the transposes (a half spectrum
+/// each way) and, unless the boxes split axis 0 only (then a box is its slab and a block of
+/// the lexicographic copy), the slab, the buffers of the moves between box and slab and the
+/// gathered interior.
+inline size_t decomposed_fourier_bytes(const EngineSettings& s, int64_t box_sites,
+                                       bool split_axis0_only) {
+  if (s.structure_factor_every <= 0 && s.timeslice_every <= 0 && !uses_fourier(s)) return 0;
+  const size_t sites = static_cast<size_t>(s.replicas) * static_cast<size_t>(box_sites);
+  const size_t c = static_cast<size_t>(std::max(field_components(s), 1));
+  size_t bytes = sites * 16 * c;
+  if (!split_axis0_only || s.replicas > 1) bytes += sites * (8 * c + 16 * c + site_bytes(s));
   return bytes;
 }
 

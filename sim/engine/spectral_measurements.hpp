@@ -21,8 +21,12 @@
 
 namespace lattica {
 
+template <class Exec>
 class BoxSlabs;
+template <class Exec>
 class SlabFft;
+template <class Exec>
+class SlabFfts;
 
 /// Whether measurement number `measurement` (0, 1, ...) takes the structure factor.
 inline bool structure_factor_due(const EngineSettings& s, int64_t measurement) {
@@ -38,7 +42,7 @@ class Spectra {
  public:
   virtual ~Spectra() = default;
   /// The field the engine fills before measure(): [replica][component][site], lexicographic
-  /// over the whole lattice, or over this rank's box when decomposed (then in host memory).
+  /// over the whole lattice, or over this rank's box when decomposed; the backend's memory.
   virtual double* field() = 0;
   virtual int components() const = 0;
   /// Queues what measurement number `measurement` takes (as due) from field(), as row `row`
@@ -59,9 +63,11 @@ template <class Exec>
 class SpectralMeasurements final : public Spectra {
  public:
   /// Buffers, FFT plan and plane waves for the measurements `settings` asks for, over a field
-  /// of `components` components per site; decomposed when `settings` has several ranks (then
-  /// Exec must be CpuExec). Throws InputError when the queue would not fit.
-  SpectralMeasurements(const Exec& exec, const EngineSettings& settings, int components);
+  /// of `components` components per site; decomposed when `settings` has several ranks (on a
+  /// GPU, after the ranks' enable_device), through the rank's shared distributed FFTs `ffts`
+  /// (null when not decomposed). Throws InputError when the queue would not fit.
+  SpectralMeasurements(const Exec& exec, const EngineSettings& settings, int components,
+                       SlabFfts<Exec>* ffts);
   ~SpectralMeasurements() override;
 
   double* field() override { return field_.data(); }
@@ -89,9 +95,10 @@ class SpectralMeasurements final : public Spectra {
   typename Exec::template Buffer<double> field_;
   // Structure factor (decomposed: over this rank's slab of axis 0, rows of the spectrum).
   std::unique_ptr<typename Exec::Fft> fft_;
-  std::unique_ptr<SlabFft> slab_fft_;
-  std::unique_ptr<BoxSlabs> slabs_;
-  typename Exec::template Buffer<double> slab_field_;
+  SlabFfts<Exec>* ffts_ = nullptr;
+  SlabFft<Exec>* slab_fft_ = nullptr;  ///< one of ffts_
+  std::unique_ptr<BoxSlabs<Exec>> slabs_;
+  typename Exec::template Buffer<double> slab_field_;  ///< unless the box is the slab
   int64_t modes_ = 0;       ///< of the spectrum held: all, or this rank's rows
   int64_t first_mode_ = 0;  ///< the first of them
   int64_t row_modes_ = 0;   ///< modes of one row of axis 0

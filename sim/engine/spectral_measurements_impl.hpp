@@ -18,7 +18,7 @@ namespace lattica {
 
 template <class Exec>
 SpectralMeasurements<Exec>::SpectralMeasurements(const Exec& exec, const EngineSettings& settings,
-                                                 int components)
+                                                 int components, SlabFfts<Exec>* ffts)
     : exec_(exec),
       settings_(settings),
       replicas_(settings.replicas),
@@ -26,8 +26,9 @@ SpectralMeasurements<Exec>::SpectralMeasurements(const Exec& exec, const EngineS
       components_(components),
       sites_(volume_) {
   if (settings.communicator && settings.communicator->size() > 1) {
-    if (std::string(Exec::kBackendName) != "cpu")
-      throw std::logic_error("SpectralMeasurements: a decomposed field is in host memory");
+    if (!ffts)
+      throw std::logic_error("SpectralMeasurements: a decomposed field needs the ranks' FFTs");
+    ffts_ = ffts;
     ranks_ = settings.communicator.get();
     const Decomposition boxes(settings.dims, settings.parallel_grid, ranks_->size());
     box_origin_ = boxes.box_origin(ranks_->rank());
@@ -111,11 +112,12 @@ void SpectralMeasurements<Exec>::prepare_structure_factor() {
   const int64_t all_modes = half_spectrum_size(settings_.dims.data(), d);
   row_modes_ = all_modes / settings_.dims[0];
   if (ranks_) {
-    slab_fft_ = std::make_unique<SlabFft>(*ranks_, settings_.dims, batch);
+    slab_fft_ = &(*ffts_)(batch);
     const Decomposition boxes(settings_.dims, settings_.parallel_grid, ranks_->size());
-    slabs_ =
-        std::make_unique<BoxSlabs>(*ranks_, boxes, slab_fft_->row_split(), batch, sizeof(double));
-    slab_field_ = exec_.template allocate<double>(batch * slabs_->slab_sites());
+    slabs_ = std::make_unique<BoxSlabs<Exec>>(exec_, *ranks_, boxes, slab_fft_->row_split(), batch,
+                                              sizeof(double));
+    if (!slabs_->identity())
+      slab_field_ = exec_.template allocate<double>(batch * slabs_->slab_sites());
     modes_ = slab_fft_->rows() * row_modes_;
     first_mode_ = slab_fft_->first_row() * row_modes_;
   } else {
@@ -184,7 +186,7 @@ void SpectralMeasurements<Exec>::measure_timeslices(int64_t row) {
   const int64_t spatial_sites = sites_ / time_;  // the box's, when decomposed
   exec_.matmul_batched(time_, 2 * timeslice_momenta_, spatial_sites, field_.data(), sites_,
                        plane_waves_.data(), projections_.data(), replicas_ * components_);
-  if (ranks_) sum_over_ranks(*ranks_, projections_.data(), projections_.size());
+  if (ranks_) sum_buffer_over_ranks(exec_, *ranks_, projections_);
   const int64_t per_measurement = replicas_ * time_ * timeslice_momenta_;
   double* out =
       timeslice_queue_.data() + static_cast<int64_t>(timeslice_rows_.size()) * per_measurement;
@@ -198,8 +200,12 @@ void SpectralMeasurements<Exec>::measure_timeslices(int64_t row) {
 template <class Exec>
 void SpectralMeasurements<Exec>::measure_structure_factor(int64_t row) {
   if (slab_fft_) {
-    slabs_->to_slab(field_.data(), slab_field_.data());
-    slab_fft_->forward(slab_field_.data(), spectrum_.data());
+    const double* slab = field_.data();  // the box, where it is the slab
+    if (!slabs_->identity()) {
+      slabs_->to_slab(field_.data(), slab_field_.data());
+      slab = slab_field_.data();
+    }
+    slab_fft_->forward(slab, spectrum_.data());
   } else {
     fft_->forward(field_.data(), spectrum_.data());
   }

@@ -14,13 +14,19 @@
 
 namespace lattica {
 
+template <class Exec>
 class BoxSlabs {
  public:
   /// Moves `batch` arrays of `element_bytes` a site between this rank's box of `boxes` and its
-  /// rows `rows.first(rank)` .. of axis 0 (the SlabFft of the same lattice and ranks).
-  BoxSlabs(Communicator& comm, const Decomposition& boxes, const AxisSplit& rows, int batch,
-           size_t element_bytes);
+  /// rows `rows.first(rank)` .. of axis 0 (the SlabFft of the same lattice and ranks), in the
+  /// memory of the backend Exec (host memory and MPI, or device memory and NCCL). Collective.
+  /// `exec` must outlive this object.
+  BoxSlabs(const Exec& exec, Communicator& comm, const Decomposition& boxes, const AxisSplit& rows,
+           int batch, size_t element_bytes);
 
+  /// Whether every rank's box is its slab, line for line (boxes split axis 0 only, as the slabs
+  /// do): then the moves are plain copies, and a caller may use the box as the slab.
+  bool identity() const { return identity_; }
   /// Sites of this rank's box and of its slab, per batch member.
   int64_t box_sites() const { return box_lines_ * line_; }
   int64_t slab_sites() const { return slab_lines_ * line_; }
@@ -31,21 +37,28 @@ class BoxSlabs {
   void to_box(const void* slab, void* box);
 
  private:
-  /// Copies the listed lines of every batch member of `array` (member_lines lines a member),
-  /// peer after peer, into `side` (pack) or from it.
-  void copy_lines(const std::vector<std::vector<int64_t>>& lines, int64_t member_lines,
-                  unsigned char* array, unsigned char* side, bool pack) const;
+  /// The identity's move: one copy of every batch member.
+  void copy(const void* from, void* to) const;
+  /// Packs `from`'s lines listed by from_lines into the side buffer `from_side`, exchanges it
+  /// into `to_side` and unpacks that to `to`'s lines listed by to_lines.
+  template <class Side, class Lines>
+  void move(const void* from, Side& from_side, const Lines& from_lines,
+            const std::vector<int64_t>& from_counts, const std::vector<int64_t>& from_offsets,
+            void* to, Side& to_side, const Lines& to_lines, const std::vector<int64_t>& to_counts,
+            const std::vector<int64_t>& to_offsets);
 
+  const Exec& exec_;
   Communicator& comm_;
   int64_t batch_;
   int64_t line_;       ///< sites of one line of the last axis
   size_t line_bytes_;  ///< bytes of one line
   int64_t box_lines_ = 0, slab_lines_ = 0;
-  /// Per peer, in the order they travel: the lines of this rank's box that go to the peer's
-  /// slab, and the lines of this rank's slab that come from the peer's box.
-  std::vector<std::vector<int64_t>> to_peer_, from_peer_;
+  bool identity_ = false;
   std::vector<int64_t> box_counts_, box_offsets_, slab_counts_, slab_offsets_;  ///< in lines
-  std::vector<unsigned char> box_side_, slab_side_;
+  /// For every line of the side buffers, in the order they travel (peer, batch member, line):
+  /// its line in the box array ([batch][box lines]) and in the slab array.
+  typename Exec::template Buffer<int64_t> box_line_of_side_, slab_line_of_side_;
+  typename Exec::template Buffer<unsigned char> box_side_, slab_side_;
 };
 
 }  // namespace lattica

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/backend/cpu_exec.hpp"
 #include "sim/communicator.hpp"
 #include "sim/parallel/slab_fft.hpp"
 
@@ -37,7 +38,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int ranks = comm->size();
-  SlabFft fft(*comm, {rows * ranks, extent, extent}, 1);
+  const CpuExec host(0);
+  SlabFft<CpuExec> fft(host, *comm, {rows * ranks, extent, extent}, 1);
   std::vector<double> field(static_cast<size_t>(fft.local_real_size()));
   for (size_t i = 0; i < field.size(); ++i) field[i] = static_cast<double>(i % 97) - 48.0;
   std::vector<Complex> spectrum(static_cast<size_t>(fft.local_complex_size()));

@@ -6,6 +6,8 @@
 // (sim/parallel/box_slabs.hpp) moves each rank's box of a decomposition to its slab and back,
 // exactly, and the structure factor's tables made rank by rank are one process's. Run it alone or
 // under mpirun with any rank count; exits 1 when any rank saw a difference beyond rounding.
+// slab_fft_gpu_test.cu compiles this file for GPU ranks (device memory, NCCL): it exits 77
+// without a GPU for every rank, and fails instead with SIM_REQUIRE_GPU=1.
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +21,15 @@
 
 #include "kernels/spectral/fft_cpu.hpp"
 #include "sim/communicator.hpp"
+#ifdef LATTICA_SLAB_FFT_TEST_CUDA
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/backend/cuda_exec.cuh"
+#include "sim/engine/engine.hpp"
+#else
+#include "kernels/backend/cpu_exec.hpp"
+#endif
 #include "sim/correlators.hpp"
 #include "sim/decomposition.hpp"
 #include "sim/parallel/box_slabs.hpp"
@@ -26,6 +37,28 @@
 
 namespace lattica {
 namespace {
+
+#ifdef LATTICA_SLAB_FFT_TEST_CUDA
+using Exec = CudaExec;
+#else
+using Exec = CpuExec;
+#endif
+
+/// `values` in the backend's memory.
+template <class T>
+typename Exec::template Buffer<T> on_backend(const Exec& exec, const std::vector<T>& values) {
+  auto buffer = exec.template allocate<T>(static_cast<int64_t>(values.size()));
+  if (!values.empty()) exec.copy_to_device(values.data(), buffer);
+  return buffer;
+}
+
+/// A backend buffer's values in host memory.
+template <class T>
+std::vector<T> on_host(const Exec& exec, const typename Exec::template Buffer<T>& buffer) {
+  std::vector<T> values(static_cast<size_t>(buffer.size()));
+  if (!values.empty()) exec.copy_to_host(buffer, values.data());
+  return values;
+}
 
 struct Case {
   std::vector<int64_t> dims;
@@ -55,7 +88,7 @@ double complex_distance(const Complex& a, const Complex& b) {
 double real_distance(double a, double b) { return std::abs(a - b); }
 
 /// Runs one case; returns the number of failed checks on this rank.
-int check(Communicator& comm, const Case& c) {
+int check(const Exec& exec, Communicator& comm, const Case& c) {
   const CpuFft whole(c.dims, c.batch);
   const int64_t volume = whole.real_size(), modes = whole.complex_size();
   std::mt19937_64 random(20261124 + static_cast<uint64_t>(volume * 31 + c.batch));
@@ -65,7 +98,7 @@ int check(Communicator& comm, const Case& c) {
   std::vector<Complex> spectrum(static_cast<size_t>(modes * c.batch));
   whole.forward(field.data(), spectrum.data());
 
-  SlabFft fft(comm, c.dims, c.batch);
+  SlabFft<Exec> fft(exec, comm, c.dims, c.batch);
   const int64_t row_real = volume / c.dims[0], row_modes = modes / c.dims[0];
   // This rank's rows of the field and of the spectrum, [b][row][...].
   std::vector<double> my_field, expected_field;
@@ -84,13 +117,24 @@ int check(Communicator& comm, const Case& c) {
                  expected_spectrum.size());
     return 1;
   }
-  std::vector<Complex> my_spectrum(expected_spectrum.size());
-  fft.forward(my_field.data(), my_spectrum.data());
-  std::vector<double> back(my_field.size());
-  fft.inverse(my_spectrum.data(), back.data());
+  const auto field_held = on_backend(exec, my_field);
+  auto spectrum_held = exec.template allocate<Complex>(fft.local_complex_size());
+  auto back_held = exec.template allocate<double>(fft.local_real_size());
+  fft.forward(field_held.data(), spectrum_held.data());
+  fft.inverse(spectrum_held.data(), back_held.data());
+  const std::vector<Complex> my_spectrum = on_host(exec, spectrum_held);
+  const std::vector<double> back = on_host(exec, back_held);
+  // The overwriting inverse (no buffer of its own) gives the same field, bit for bit.
+  fft.inverse_overwriting(spectrum_held.data(), back_held.data());
+  const bool same_inverse = on_host(exec, back_held) == back;
   for (double& x : my_field) x *= static_cast<double>(volume);  // unnormalised round trip
 
   int failures = 0;
+  if (!same_inverse) {
+    std::fprintf(stderr, "rank %d of %d, %s: inverse_overwriting differs from inverse\n",
+                 comm.rank(), comm.size(), describe(c).c_str());
+    ++failures;
+  }
   const double tolerance = 1e-13 * std::log2(static_cast<double>(volume) + 1);
   const double forward_error =
       relative_error(my_spectrum.data(), expected_spectrum.data(),
@@ -112,8 +156,8 @@ int check(Communicator& comm, const Case& c) {
 
 /// Each rank's box of `grid` (empty: the automatic one) moves to its slab of axis 0 and back,
 /// bit for bit; lattices that the ranks cannot split are skipped. Returns the failures.
-int check_box_slabs(Communicator& comm, const std::vector<int64_t>& dims, std::vector<int> grid,
-                    int batch) {
+int check_box_slabs(const Exec& exec, Communicator& comm, const std::vector<int64_t>& dims,
+                    std::vector<int> grid, int batch) {
   std::unique_ptr<Decomposition> boxes;
   try {
     boxes = std::make_unique<Decomposition>(dims, grid, comm.size());
@@ -135,12 +179,15 @@ int check_box_slabs(Communicator& comm, const std::vector<int64_t>& dims, std::v
     boxes->interior_of_box(comm.rank(), stored.data(), box_field.data() + b * box, sizeof(double));
   }
   const AxisSplit rows{dims[0], comm.size()};
-  BoxSlabs slabs(comm, *boxes, rows, batch, sizeof(double));
+  BoxSlabs<Exec> slabs(exec, comm, *boxes, rows, batch, sizeof(double));
   const int64_t row = volume / dims[0], first = rows.first(comm.rank());
-  std::vector<double> slab(static_cast<size_t>(slabs.slab_sites() * batch));
-  slabs.to_slab(box_field.data(), slab.data());
-  std::vector<double> back(box_field.size());
-  slabs.to_box(slab.data(), back.data());
+  const auto box_held = on_backend(exec, box_field);
+  auto slab_held = exec.template allocate<double>(slabs.slab_sites() * batch);
+  auto back_held = exec.template allocate<double>(static_cast<int64_t>(box_field.size()));
+  slabs.to_slab(box_held.data(), slab_held.data());
+  slabs.to_box(slab_held.data(), back_held.data());
+  const std::vector<double> slab = on_host(exec, slab_held);
+  const std::vector<double> back = on_host(exec, back_held);
   bool same = slabs.slab_sites() == rows.count(comm.rank()) * row && back == box_field;
   for (int b = 0; same && b < batch; ++b) {
     same = std::equal(slab.begin() + b * slabs.slab_sites(),
@@ -217,12 +264,12 @@ int check_tables(Communicator& comm, const std::vector<int64_t>& dims) {
 }
 
 /// Plans that cannot be made are refused with std::invalid_argument.
-int check_refusals(Communicator& comm) {
+int check_refusals(const Exec& exec, Communicator& comm) {
   int failures = 0;
   const std::vector<Case> refused = {{{16}, 1}, {{8, 0}, 1}, {{0, 8, 8}, 1}, {{8, 8}, 0}};
   for (const Case& c : refused) {
     try {
-      SlabFft fft(comm, c.dims, c.batch);
+      SlabFft<Exec> fft(exec, comm, c.dims, c.batch);
       std::fprintf(stderr, "%s: not refused\n", describe(c).c_str());
       ++failures;
     } catch (const std::invalid_argument&) {
@@ -239,17 +286,34 @@ int main(int argc, char** argv) {
   std::shared_ptr<Communicator> comm = start_processes(argc, argv);
   int failures = 0;
   try {
+#ifdef LATTICA_SLAB_FFT_TEST_CUDA
+    std::string reason;
+    const int devices = cuda_device_count(reason);
+    const char* required = std::getenv("SIM_REQUIRE_GPU");
+    if (comm->max(devices == 0 ? 1 : 0) != 0) {
+      const bool fail = required && std::strcmp(required, "1") == 0;
+      if (comm->rank() == 0)
+        std::printf("slab FFT on GPU ranks: %s: %s\n", fail ? "FAILED" : "skipped", reason.c_str());
+      finish_processes();
+      return fail ? 1 : 77;
+    }
+    const int device = comm->local_rank() % devices;
+    const CudaExec exec(device);
+    comm->enable_device(device);  // NCCL (a lone process copies its pieces itself)
+#else
+    const CpuExec exec(0);
+#endif
     const std::vector<Case> cases = {
         {{8, 6}, 1},     {{7, 5}, 2},    {{3, 10}, 1},   {{2, 9}, 1},    {{16, 16}, 3},
         {{6, 4, 10}, 1}, {{5, 3, 7}, 3}, {{9, 6, 4}, 2}, {{1, 6, 6}, 1}, {{4, 3, 4, 5}, 2}};
-    for (const Case& c : cases) failures += check(*comm, c);
+    for (const Case& c : cases) failures += check(exec, *comm, c);
     const int n = comm->size();
-    failures += check_box_slabs(*comm, {8, 6}, {}, 1);
-    failures += check_box_slabs(*comm, {4, 8, 6}, {}, 2);
-    failures += check_box_slabs(*comm, {2, 4 * n, 6}, {1, n, 1}, 1);  // more ranks than rows
-    failures += check_box_slabs(*comm, {6, 4, 6}, {}, 1);
-    failures += check_box_slabs(*comm, {4, 4, 4, 6}, {}, 3);
-    failures += check_refusals(*comm);
+    failures += check_box_slabs(exec, *comm, {8, 6}, {}, 1);
+    failures += check_box_slabs(exec, *comm, {4, 8, 6}, {}, 2);
+    failures += check_box_slabs(exec, *comm, {2, 4 * n, 6}, {1, n, 1}, 1);  // more ranks than rows
+    failures += check_box_slabs(exec, *comm, {6, 4, 6}, {}, 1);
+    failures += check_box_slabs(exec, *comm, {4, 4, 4, 6}, {}, 3);
+    failures += check_refusals(exec, *comm);
     for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{
              {8, 6}, {7, 5}, {2, 9}, {6, 4, 10}, {5, 7, 7}, {4, 3, 4, 5}})
       failures += check_tables(*comm, dims);
@@ -259,7 +323,8 @@ int main(int argc, char** argv) {
   }
   const int64_t worst = comm->max(failures);
   if (comm->rank() == 0) {
-    std::printf("slab FFT on %d rank(s): %s\n", comm->size(), worst ? "FAILED" : "agrees");
+    std::printf("slab FFT on %d %s rank(s): %s\n", comm->size(), Exec::kBackendName,
+                worst ? "FAILED" : "agrees");
   }
   finish_processes();
   return worst ? 1 : 0;

@@ -6,7 +6,8 @@ observables to rounding, since their sums are added in another order); a checkpo
 ranks resumes on 4 and on 1; per-rank checkpoints (issue 22) written on 1, 2 and 4 ranks resume
 on 1, 2 and 4, and a missing part is refused; bad grids exit 2 naming parallel.grid. The
 spectra and the Langevin/MALA moves of decomposed runs go through the distributed FFT (issue
-22): spectra, and the fields of those moves, agree to rounding; GPU ranks refuse Langevin/MALA.
+22), in host memory on CPU ranks and in device memory on GPU ranks: spectra, and the fields of
+those moves, agree to rounding.
 Snapshots (issue 22) are the single process's frames, bytes and bit-packed, whether every rank
 writes its box (parallel HDF5) or rank 0 writes them a box at a time (sim's
 LATTICA_SNAPSHOT_WRITES=rank0); LATTICA_EXPECT_SNAPSHOT_WRITES=collective (set by ctest where the
@@ -131,7 +132,6 @@ SPECTRAL = "[measure]\nstructure_factor = true\nstructure_factor_every = 2\ntime
 # The spectra's tolerance, relative to their largest value.
 SPECTRAL_RTOL = 1e-12
 # Cases whose moves go through the distributed FFT: their snapshots agree to the case's rtol.
-# GPU ranks refuse them (exit 2), which is what the cuda backend checks.
 WHOLE_LATTICE = ("phi4_3d_mala", "phi4_3d_langevin")
 EXTRA_INPUT = {"ising3d_spectral": SPECTRAL,
                "phi4_2d_spectral": SPECTRAL,
@@ -203,10 +203,6 @@ class RanksTest(unittest.TestCase):
                 args = [path, "-o", out, "--force", "-q"]
                 if grid is not None:
                     args += ["--set", f"parallel.grid={grid}"]
-                if BACKEND == "cuda" and name in WHOLE_LATTICE:  # not on GPU ranks yet
-                    r = self.sim(ranks, args, expect=2)
-                    self.assertIn("update.sequence", r.stderr)
-                    continue
                 self.sim(ranks, args)
                 self.assert_same_chain(reference, out, rtol, SPECTRAL_RTOL,
                                        rtol if name in WHOLE_LATTICE else 0.0)
@@ -286,8 +282,6 @@ class RanksTest(unittest.TestCase):
         """Issue 22: the structure factor's sums (each rank its rows of the spectrum) and the
         Langevin kernel's shift of a checkpoint continue on other rank counts, to rounding."""
         dims, model, _, _, rtol = CASES["phi4_3d_mala"]
-        if BACKEND == "cuda":
-            self.skipTest("Langevin/MALA on GPU ranks: refused (test_phi4_3d_mala)")
         self.resume_matrix("resume_spectral_mala", model, dims, "", rtol, [(2, 4), (4, 0), (0, 2)],
                            EXTRA_INPUT["phi4_3d_mala"] + SPECTRAL, rtol)
 

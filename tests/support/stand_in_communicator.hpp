@@ -28,7 +28,7 @@ class StandInCommunicator : public Communicator {
     ADD_FAILURE() << "exchange";
   }
   void alltoallv(const void*, const std::vector<int64_t>&, const std::vector<int64_t>&, void*,
-                 const std::vector<int64_t>&, const std::vector<int64_t>&, size_t) override {
+                 const std::vector<int64_t>&, const std::vector<int64_t>&, size_t, void*) override {
     ADD_FAILURE() << "alltoallv";
   }
   void enable_device(int) override {}

@@ -307,9 +307,23 @@ TEST(Config, EngineMemoryEstimateCountsLangevinAndSpectralBuffers) {
   const size_t plain = engine_bytes(s);
   EXPECT_GE(plain, sites * (2 * 8 + 1));
   s.sequence = {UpdateAlgorithm::metropolis, UpdateAlgorithm::mala};
-  EXPECT_GE(engine_bytes(s), plain + sites * (8 + 16 + 32));
+  // The proposal, the force and the work field, their half spectra (8 bytes a site each).
+  const size_t langevin = engine_bytes(s);
+  EXPECT_GE(langevin, plain + sites * (8 + 16 + 16));
   s.structure_factor_every = 1;
-  EXPECT_GE(engine_bytes(s), plain + sites * (8 + 16 + 32) + sites * 4 * 24);
+  // The field, its half spectrum and the power sums (one component for phi^4).
+  EXPECT_GE(engine_bytes(s), langevin + sites * (8 + 8 + 8));
+  // A decomposed rank adds the distributed FFT's exchange buffers, and where the boxes are not
+  // slabs the slab and the moves' buffers; O(n) counts its components.
+  EngineSettings one = s;
+  one.replicas = 1;
+  EXPECT_GE(decomposed_fourier_bytes(one, 1000, true), size_t(1000 * 16));
+  EXPECT_GT(decomposed_fourier_bytes(one, 1000, false), decomposed_fourier_bytes(one, 1000, true));
+  // Several replicas are never one block of the lexicographic copy.
+  EXPECT_EQ(decomposed_fourier_bytes(s, 1000, true), decomposed_fourier_bytes(s, 1000, false));
+  s.model = ModelKind::on;
+  s.n = 3;
+  EXPECT_GE(spectral_bytes(s), size_t(sites) * (3 * 8 + 3 * 8 + 8));
 }
 
 TEST(Config, DimsBeyondHostMemoryAreRejected) {

@@ -1,14 +1,13 @@
 #pragma once
 // Fourier-accelerated Langevin and MALA entries (phi^4): whole-lattice moves through the
-// field's Fourier modes (sim/engine/fourier_langevin.hpp), on one process or, on the CPU
-// backend, on the ranks of a decomposed lattice through the distributed FFT. During
+// field's Fourier modes (sim/engine/fourier_langevin.hpp), on one process or on the ranks of a
+// decomposed lattice (CPU or GPU ranks) through the distributed FFT. During
 // thermalization the kernel's shift is re-estimated after every block, and with tuning the MALA
 // step is rescaled towards the target acceptance as the Metropolis step is.
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
-#include <string_view>
 
 #include "sim/engine/fourier_langevin.hpp"
 #include "sim/engine/pass.hpp"
@@ -69,16 +68,9 @@ class LangevinPass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mode
     integrator_.set_shift(c_.lattice, c_.params, c_.storage.sites(), c_.storage.scratch());
   }
 
-  /// The context, once it is one these moves work on: one process, or CPU ranks (the
-  /// distributed FFT works in host memory).
+  /// The context, once it is one these moves work on (any backend and rank count).
   static const PassContext<Exec, D, Model, Storage>& checked(
       const PassContext<Exec, D, Model, Storage>& c) {
-    if (c.box && std::string_view(Exec::kBackendName) != "cpu") {
-      throw InputError(
-          "update.sequence: langevin and mala on " +
-          std::to_string(c.settings.communicator->size()) +
-          " ranks need the CPU backend (run.backend = \"cpu\"); GPU ranks are not supported yet");
-    }
     if (c.tempering.on()) {  // the Fourier kernel has one set of couplings
       throw InputError(
           "update.sequence: langevin and mala are not available with parallel tempering "
