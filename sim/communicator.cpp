@@ -37,19 +37,11 @@ void SoloCommunicator::alltoallv(const void* send, const std::vector<int64_t>& s
   if (send_counts.size() != 1 || receive_counts.size() != 1 || send_counts[0] != receive_counts[0])
     throw std::logic_error("SoloCommunicator::alltoallv: counts for other ranks");
   const size_t bytes = static_cast<size_t>(send_counts[0]) * element_bytes;
+  if (cuda_stream)  // device memory: the caller copies its own piece (SlabFft does)
+    throw std::logic_error("SoloCommunicator::alltoallv: device memory");
   if (bytes == 0) return;
-  char* to = static_cast<char*>(receive) + receive_offsets[0] * element_bytes;
-  const char* from = static_cast<const char*>(send) + send_offsets[0] * element_bytes;
-  if (!cuda_stream) return static_cast<void>(std::memmove(to, from, bytes));
-#ifdef LATTICA_HAVE_NCCL
-  const cudaError_t code = cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice,
-                                           static_cast<cudaStream_t>(cuda_stream));
-  if (code != cudaSuccess)
-    throw std::runtime_error(std::string("alltoallv: cudaMemcpyAsync failed: ") +
-                             cudaGetErrorString(code));
-#else
-  throw std::logic_error("SoloCommunicator::alltoallv: device memory in a build without CUDA");
-#endif
+  std::memmove(static_cast<char*>(receive) + receive_offsets[0] * element_bytes,
+               static_cast<const char*>(send) + send_offsets[0] * element_bytes, bytes);
 }
 std::unique_ptr<Communicator> SoloCommunicator::split(int colour) {
   if (colour < 0) return nullptr;

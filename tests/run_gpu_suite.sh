@@ -82,6 +82,10 @@ if command -v mpirun > /dev/null && [ "$gpus" -ge 2 ]; then
   export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   python3 tests/mpi/test_ranks.py "$SIM_EXE" mpirun cuda /tmp/mpi_gpu > "$logs/mpi_ranks_gpu.log" 2>&1
   record "tests/mpi/test_ranks.py cuda ($gpus GPUs)" "rc=$? $(tail -1 "$logs/mpi_ranks_gpu.log")"
+  if [ -x "$bundle/bin/slab_fft_gpu_test" ]; then
+    mpirun -n 2 "$bundle/bin/slab_fft_gpu_test" > "$logs/slab_fft_gpu_2.log" 2>&1
+    record "slab_fft_gpu_test, 2 GPU ranks" "rc=$? $(tail -1 "$logs/slab_fft_gpu_2.log")"
+  fi
   if [ -n "$sanitizer" ]; then
     mpirun -n 2 "$sanitizer" --tool memcheck --report-api-errors no --error-exitcode 1 "$SIM_EXE" /tmp/mpi_gpu/ising3d_packed.toml \
       -o /tmp/mpi_gpu/memcheck_packed.h5 --force --set run.backend=\"cuda\" --set parallel.grid=[2,1,1] > "$logs/mpi_memcheck.log" 2>&1

@@ -65,6 +65,11 @@ class SlabFft {
   /// 0][this rank's modes]), and back: the two all-to-all exchanges, with their packing.
   void rows_to_columns(const Complex* rows);
   void columns_to_rows(Complex* rows);
+  /// The all-to-all of the pieces (a copy on one rank, which needs no communicator).
+  void exchange(const Complex* send, const std::vector<int64_t>& send_counts,
+                const std::vector<int64_t>& send_offsets, Complex* receive,
+                const std::vector<int64_t>& receive_counts,
+                const std::vector<int64_t>& receive_offsets);
   /// The 1-D transforms along axis 0 of columns_, in place (forward: exp(-i k x)).
   void transform_columns(bool forward);
   /// Where the pieces of the columns side are: columns_ itself for a batch of 1 (the pieces,

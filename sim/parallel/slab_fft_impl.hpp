@@ -115,6 +115,20 @@ void SlabFft<Exec>::copy_runs(void* dst, size_t dst_pitch, const void* src, size
   }
 }
 
+template <class Exec>
+void SlabFft<Exec>::exchange(const Complex* send, const std::vector<int64_t>& send_counts,
+                             const std::vector<int64_t>& send_offsets, Complex* receive,
+                             const std::vector<int64_t>& receive_counts,
+                             const std::vector<int64_t>& receive_offsets) {
+  if (ranks_ > 1) {
+    return comm_.alltoallv(send, send_counts, send_offsets, receive, receive_counts,
+                           receive_offsets, sizeof(Complex), exec_.side_stream());
+  }
+  // One rank: its piece to itself, copied on the side stream as the packing is.
+  exec_.copy_bytes(receive + receive_offsets[0], send + send_offsets[0],
+                   static_cast<size_t>(send_counts[0]) * sizeof(Complex));
+}
+
 // Both directions run on the backend's side stream (where copy_rows and copy_bytes queue their
 // copies), after the main stream's work and before the main stream's next.
 template <class Exec>
@@ -128,8 +142,8 @@ void SlabFft<Exec>::rows_to_columns(const Complex* rows) {
     copy_runs(rows_side_.data() + rows_offsets_[s], width, rows + modes_.first(s),
               static_cast<size_t>(row_modes_) * c, width, lines);
   }
-  comm_.alltoallv(rows_side_.data(), rows_counts_, rows_offsets_, columns_side(), columns_counts_,
-                  columns_offsets_, c, exec_.side_stream());
+  exchange(rows_side_.data(), rows_counts_, rows_offsets_, columns_side(), columns_counts_,
+           columns_offsets_);
   for (int r = 0; r < ranks_ && batch_ > 1; ++r) {  // the peer's [b][row][my modes] into columns_
     const size_t width = static_cast<size_t>(rows_.count(r) * my_modes) * c;
     copy_runs(columns_.data() + rows_.first(r) * my_modes, column_pitch,
@@ -149,8 +163,8 @@ void SlabFft<Exec>::columns_to_rows(Complex* rows) {
     copy_runs(columns_side_.data() + columns_offsets_[r], width,
               columns_.data() + rows_.first(r) * my_modes, column_pitch, width, batch_);
   }
-  comm_.alltoallv(columns_side(), columns_counts_, columns_offsets_, rows_side_.data(),
-                  rows_counts_, rows_offsets_, c, exec_.side_stream());
+  exchange(columns_side(), columns_counts_, columns_offsets_, rows_side_.data(), rows_counts_,
+           rows_offsets_);
   for (int s = 0; s < ranks_; ++s) {
     const size_t width = static_cast<size_t>(modes_.count(s)) * c;
     copy_runs(rows + modes_.first(s), static_cast<size_t>(row_modes_) * c,

@@ -299,7 +299,7 @@ int main(int argc, char** argv) {
     }
     const int device = comm->local_rank() % devices;
     const CudaExec exec(device);
-    comm->enable_device(device);  // NCCL (a lone process copies its pieces itself)
+    if (comm->size() > 1) comm->enable_device(device);  // NCCL; one rank copies its piece
 #else
     const CpuExec exec(0);
 #endif
