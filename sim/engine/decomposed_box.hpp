@@ -191,19 +191,19 @@ class DecomposedBox {
                      });
   }
 
-  /// Whether the box interior of the storage-shaped lexicographic configuration is one block:
-  /// one replica, and only axis 0 split (its ghost rows are the first and last of axis 0).
-  bool interior_is_contiguous() const {
-    for (int a = 1; a < D; ++a) {
-      if (decomposition_.split(a)) return false;
-    }
-    return replicas_ == 1;
-  }
-  /// That block within `box` (the storage-shaped configuration), or null where it is not one.
+  /// The box interior of `box`, the storage-shaped lexicographic configuration of every
+  /// replica, as [replica][box interior sites]: in place where it is one block of `box` (one
+  /// replica, only axis 0 split: the ghost rows are the first and last of axis 0), else
+  /// gathered into `scratch` (allocated at the first use), which scatter_interior takes back.
   template <class T>
-  T* contiguous_interior(T* box) const {
-    if (!interior_is_contiguous()) return nullptr;
-    return box + (decomposition_.split(0) ? lattice_.volume() / lattice_.extent[0] : 0);
+  T* interior_sites(T* box, typename Exec::template Buffer<T>& scratch) const {
+    bool block = replicas_ == 1;
+    for (int a = 1; a < D; ++a) block &= !decomposition_.split(a);
+    if (block) return box + (decomposition_.split(0) ? lattice_.volume() / lattice_.extent[0] : 0);
+    const int64_t sites = replicas_ * volume_of(decomposition_.box());
+    if (scratch.size() != sites) scratch = exec_.template allocate<T>(sites);
+    gather_interior(box, scratch.data(), sizeof(T));
+    return scratch.data();
   }
 
   /// interior_of_box and interior_into_box in the backend's memory (device memory on a GPU),

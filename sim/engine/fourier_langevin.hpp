@@ -50,8 +50,6 @@ class FourierLangevin {
       first_site_ = slab_fft_->first_row() * (total_volume_ / settings.dims[0]);
       kernel_.first_mode =
           slab_fft_->first_row() * (half_spectrum_size(settings.dims.data(), d) / settings.dims[0]);
-      if (!box_->interior_is_contiguous())
-        interior_ = exec.template allocate<Spin>(replicas_ * slabs_->box_sites());
       if (!slabs_->identity()) slab_field_ = exec.template allocate<Spin>(replicas_ * volume_);
     } else {
       fft_ = exec.make_fft(settings.dims, replicas_);
@@ -114,7 +112,7 @@ class FourierLangevin {
     if (!box_) {
       step_field(p, lexicographic, adjusted, sweep, pass);
     } else {
-      Spin* interior = box_interior(lexicographic);
+      Spin* interior = box_->interior_sites(lexicographic, interior_);
       // The box is the slab where the boxes split axis 0 as the slabs do.
       Spin* slab = slabs_->identity() ? interior : slab_field_.data();
       slabs_->to_slab(interior, slab);
@@ -181,14 +179,6 @@ class FourierLangevin {
     proposals_ += replicas_;
   }
 
-  /// Decomposed: the box interior of the storage-shaped `lexicographic` field, in place where
-  /// it is one block, else gathered into interior_.
-  Spin* box_interior(Spin* lexicographic) {
-    if (Spin* block = box_->contiguous_interior(lexicographic)) return block;
-    box_->gather_interior(lexicographic, interior_.data(), sizeof(Spin));
-    return interior_.data();
-  }
-
   /// The FFTs of the field held: the single process's, or the distributed one (collective).
   /// The inverse overwrites its input.
   void forward(const double* in, Complex* out) {
@@ -209,8 +199,9 @@ class FourierLangevin {
       sum = exec_.template reduce_sum<double>(sites, FieldSquared<Spin>{spins});
     } else {  // this rank's interior (not its ghosts), added over the ranks
       exec_.to_lexicographic(lattice, spins, lexicographic, replicas_);
-      sum = exec_.template reduce_sum<double>(replicas_ * slabs_->box_sites(),
-                                              FieldSquared<Spin>{box_interior(lexicographic)});
+      sum = exec_.template reduce_sum<double>(
+          replicas_ * slabs_->box_sites(),
+          FieldSquared<Spin>{box_->interior_sites(lexicographic, interior_)});
       sum_over_ranks(box_->communicator(), &sum, 1);
     }
     double phi2 = sum / static_cast<double>(sites);
@@ -252,8 +243,8 @@ class FourierLangevin {
   int64_t total_volume_;                     ///< sites of the whole lattice
   int64_t volume_ = 0, modes_ = 0;           ///< sites and modes held per replica
   int64_t first_site_ = 0;                   ///< whole-lattice index of the first site held
-  /// Decomposed: the box unless it is a block of the lexicographic field, and the slab unless
-  /// it is the box.
+  /// Decomposed: the gathered box (see DecomposedBox::interior_sites), and the slab unless it
+  /// is the box.
   typename Exec::template Buffer<Spin> interior_, slab_field_;
   typename Exec::template Buffer<Spin> proposal_;
   typename Exec::template Buffer<double> force_, work_;  ///< F(phi); noise, displacement, F(phi')

@@ -319,18 +319,11 @@ class LatticeEngine final : public Engine {
                       timeslices_due(settings_, measurements_))) {
       const int components = spectral_->components();
       snapshots_.order_after_copies();  // the lexicographic copy may be a snapshot's source
-      const Spin* lexicographic = storage_.refresh_lexicographic();
+      Spin* lexicographic = storage_.refresh_lexicographic();
       int64_t sites = volume_;
-      if (box_) {  // the box interior: a block of the lexicographic copy, or gathered
+      if (box_) {
         sites = volume_of(box_->decomposition().box());
-        if (box_->interior_is_contiguous()) {
-          lexicographic = box_->contiguous_interior(lexicographic);
-        } else {
-          if (spectral_interior_.size() == 0)
-            spectral_interior_ = exec_.template allocate<Spin>(replicas() * sites);
-          box_->gather_interior(lexicographic, spectral_interior_.data(), sizeof(Spin));
-          lexicographic = spectral_interior_.data();
-        }
+        lexicographic = box_->interior_sites(lexicographic, spectral_interior_);
       }
       exec_.for_each(
           replicas() * components * sites,

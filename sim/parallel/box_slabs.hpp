@@ -41,7 +41,8 @@ class BoxSlabs {
   void copy(const void* from, void* to) const;
   /// Packs `from`'s lines listed by from_lines into the side buffer `from_side`, exchanges it
   /// into `to_side` and unpacks that to `to`'s lines listed by to_lines.
-  template <class Side, class Lines>
+  using Side = typename Exec::template Buffer<unsigned char>;
+  using Lines = typename Exec::template Buffer<int64_t>;
   void move(const void* from, Side& from_side, const Lines& from_lines,
             const std::vector<int64_t>& from_counts, const std::vector<int64_t>& from_offsets,
             void* to, Side& to_side, const Lines& to_lines, const std::vector<int64_t>& to_counts,
@@ -57,8 +58,8 @@ class BoxSlabs {
   std::vector<int64_t> box_counts_, box_offsets_, slab_counts_, slab_offsets_;  ///< in lines
   /// For every line of the side buffers, in the order they travel (peer, batch member, line):
   /// its line in the box array ([batch][box lines]) and in the slab array.
-  typename Exec::template Buffer<int64_t> box_line_of_side_, slab_line_of_side_;
-  typename Exec::template Buffer<unsigned char> box_side_, slab_side_;
+  Lines box_line_of_side_, slab_line_of_side_;
+  Side box_side_, slab_side_;
 };
 
 }  // namespace lattica

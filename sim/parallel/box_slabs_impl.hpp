@@ -112,7 +112,6 @@ void BoxSlabs<Exec>::copy(const void* from, void* to) const {
 }
 
 template <class Exec>
-template <class Side, class Lines>
 void BoxSlabs<Exec>::move(const void* from, Side& from_side, const Lines& from_lines,
                           const std::vector<int64_t>& from_counts,
                           const std::vector<int64_t>& from_offsets, void* to, Side& to_side,
