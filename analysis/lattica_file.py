@@ -183,6 +183,9 @@ TIMESLICE = "correlators/timeslice"
 STRUCTURE_FACTOR_SERIES = ("s0", "s_min", "xi2")
 
 
+PER_MODE_TABLES = ("S", "S_error", "S_connected", "G", "G_connected")
+
+
 class StructureFactor:
     """/correlators/structure_factor: the end-of-run tables (read from the file when first
     used) and the per-measurement series of S(0), S(k_min) and xi2 (read with the file).
@@ -217,6 +220,12 @@ class StructureFactor:
         return None if value is None else int(value)
 
     @property
+    def per_mode(self):
+        """Whether the file has S, S_error, S_connected, G and G_connected (False: the run had
+        measure.structure_factor_tables = "radial", and only the shells, mean field and xi2)."""
+        return self.attrs.get("tables") != "radial"
+
+    @property
     def xi2(self):
         """The file's xi2 attribute: from <S(0)> and <S(k_min)> over every sample (no cut)."""
         value = self.attrs.get("xi2")
@@ -248,6 +257,9 @@ class StructureFactor:
             if not self.complete:
                 raise KeyError(f"{self.path}: /{STRUCTURE_FACTOR} has no tables (the run did "
                                f"not finish)")
+            if not self.per_mode and name in PER_MODE_TABLES:
+                raise KeyError(f"{self.path}: no /{STRUCTURE_FACTOR}/{name}: the run kept "
+                               f"only the radial tables (measure.structure_factor_tables)")
             with h5py.File(self.path, "r") as f:
                 group = f[STRUCTURE_FACTOR]
                 if name not in group:
@@ -495,10 +507,11 @@ def _read_structure_factor(f, path, dims, replicas, warnings):
         warnings.append(f"/{STRUCTURE_FACTOR}: {problem}; ignored")
         return None
     half = tuple(dims[:-1]) + (dims[-1] // 2 + 1,)
-    complete = "S" in group
+    radial = attrs.get("tables") == "radial"  # measure.structure_factor_tables = "radial"
+    complete = "S" in group or (radial and "radial_S" in group)
     if complete:
-        expected = {"S": half, "S_error": half, "S_connected": half, "G": tuple(dims),
-                    "G_connected": tuple(dims)}
+        expected = {} if radial else {"S": half, "S_error": half, "S_connected": half,
+                                      "G": tuple(dims), "G_connected": tuple(dims)}
         for a, length in enumerate(half):
             expected[f"momentum_{a}"] = (length,)
         for name, shape in expected.items():

@@ -155,9 +155,12 @@ def autocorrelation(p, path):
 
 
 def structure(p, path):
-    """The radially binned S(|k|) and G(r) along axis 0 of the run's structure factor."""
+    """The radially binned S(|k|) and G(r) along axis 0 of the run's structure factor (S only,
+    where the run kept only the radial tables)."""
     sf = p.run.structure_factor
-    figure, axes = plt.subplots(1, 2, figsize=(11, 4))
+    figure, axes = plt.subplots(1, 2 if sf.per_mode else 1, figsize=(11 if sf.per_mode else 6, 4),
+                                squeeze=False)
+    axes = axes[0]
     k, s = sf.radial_k, sf.radial_S
     positive = s > 0  # a log scale: non-positive shells (connected parts, noise) left out
     ax = axes[0]
@@ -171,6 +174,9 @@ def structure(p, path):
     ax.set_title(title, fontsize="small")
     ax.grid(alpha=0.3, which="both")
     ax.legend(loc="best", fontsize="small")
+    if not sf.per_mode:
+        _save(figure, _title(p), path)
+        return
     ax = axes[1]
     axis0 = (slice(None),) + (0,) * (len(sf.dims) - 1)
     r = np.arange(sf.dims[0])

@@ -71,10 +71,11 @@ struct Config {
   std::vector<int> parallel_grid;  ///< parallel.grid; empty: chosen for the number of ranks
   std::string output_path;
   int64_t snapshot_every = 0;
-  std::string snapshot_packing = "bytes";  ///< or "bits" (Ising: 8 spins per byte)
-  bool structure_factor = false;           ///< measure.structure_factor
-  int64_t structure_factor_every = 1;      ///< on every k-th measurement
-  bool timeslice = false;                  ///< measure.timeslice
+  std::string snapshot_packing = "bytes";        ///< or "bits" (Ising: 8 spins per byte)
+  bool structure_factor = false;                 ///< measure.structure_factor
+  int64_t structure_factor_every = 1;            ///< on every k-th measurement
+  std::string structure_factor_tables = "full";  ///< or "radial": no per-mode tables at the end
+  bool timeslice = false;                        ///< measure.timeslice
   int64_t timeslice_every = 1;
   int timeslice_momenta = 1;  ///< N momenta per spatial axis besides p = 0
   int64_t flush_every = 1000;

@@ -18,10 +18,11 @@ double second_moment_length(double s0, double s_min, int64_t length) {
   return std::sqrt(s0 / s_min - 1) / (2 * std::sin(pi / static_cast<double>(length)));
 }
 
-StructureFactorTables structure_factor_tables(const StructureFactorSums& sums,
-                                              Communicator* ranks) {
+StructureFactorTables structure_factor_tables(const StructureFactorSums& sums, Communicator* ranks,
+                                              bool per_mode) {
   if (ranks && ranks->size() == 1) ranks = nullptr;
   StructureFactorTables t;
+  t.per_mode = per_mode;
   t.samples = sums.samples;
   t.components = sums.components;
   const int d = static_cast<int>(sums.dims.size());
@@ -35,6 +36,7 @@ StructureFactorTables structure_factor_tables(const StructureFactorSums& sums,
   const int64_t first_mode = sums.first_row * row_modes;  // global index of local mode 0
   t.first_row = sums.first_row;
   t.rows = ranks ? static_cast<int64_t>(modes) / row_modes : sums.dims[0];
+  if (!per_mode) t.rows = 0;
 
   double m2 = 0;
   for (double m : sums.mean_field_sum) {
@@ -46,8 +48,8 @@ StructureFactorTables structure_factor_tables(const StructureFactorSums& sums,
 
   // Wiener-Khinchin: G(r) = (1/V) sum_x phi(x) phi(x + r) = (1/V) sum_k S(k) exp(i k r). First,
   // so that the FFT's buffers are gone before the other tables take memory.
-  t.g.resize(static_cast<size_t>(t.rows * (volume / sums.dims[0])));
-  {
+  if (per_mode) {
+    t.g.resize(static_cast<size_t>(t.rows * (volume / sums.dims[0])));
     std::vector<Complex> spectrum(modes);
     for (size_t k = 0; k < modes; ++k) spectrum[k] = {t.s[k], 0.0};
     if (ranks) {
@@ -61,13 +63,14 @@ StructureFactorTables structure_factor_tables(const StructureFactorSums& sums,
     }
   }
 
-  t.s_error.resize(modes);
-  for (size_t k = 0; k < modes; ++k) {
+  if (per_mode) t.s_error.resize(modes);
+  for (size_t k = 0; k < t.s_error.size(); ++k) {
     const double variance = std::max(0.0, sums.power_squares[k] / n - t.s[k] * t.s[k]);
     t.s_error[k] = sums.samples > 1 ? std::sqrt(variance / (n - 1)) : 0.0;
   }
-  t.s_connected = t.s;
-  if (first_mode == 0 && modes > 0) t.s_connected[0] -= static_cast<double>(volume) * m2;
+  if (per_mode) t.s_connected = t.s;
+  if (first_mode == 0 && !t.s_connected.empty())
+    t.s_connected[0] -= static_cast<double>(volume) * m2;
   t.g_connected.resize(t.g.size());
   for (size_t r = 0; r < t.g.size(); ++r) {
     t.g[r] /= static_cast<double>(volume);
@@ -140,6 +143,7 @@ StructureFactorTables structure_factor_tables(const StructureFactorSums& sums,
   for (size_t i = 1; i < named.size(); ++i) s_min += named[i];
   s_min /= static_cast<double>(sums.min_axes.size());
   t.xi2 = second_moment_length(named[0], s_min, longest);
+  if (!per_mode) t.s = {};  // the summaries are made; the rows are not written
   return t;
 }
 

@@ -30,15 +30,19 @@ struct StructureFactorTables {
   std::vector<int64_t> radial_modes;         ///< full-lattice modes per shell
   std::vector<double> mean_field;            ///< <m_c> per component
   double xi2 = 0;  ///< second-moment correlation length from <S(0)> and <S(k_min)>
+  /// false (measure.structure_factor_tables = "radial"): s ... g_connected are empty, and only
+  /// the whole-lattice summaries are written.
+  bool per_mode = true;
 };
 
 /// The tables from sums with at least one sample. Without `ranks` (or with one rank) the sums
 /// hold every row; otherwise each rank's sums hold its rows of the slab FFT (SlabFft's split of
 /// axis 0), the call is collective, and every rank gets its rows of S and G and the whole
 /// lattice's momenta, shells, mean field and xi2 (sums over the ranks in rank order: equal to
-/// one process's to rounding).
+/// one process's to rounding). Without `per_mode`, the per-mode tables are left empty (no
+/// inverse FFT); the summaries are the same.
 StructureFactorTables structure_factor_tables(const StructureFactorSums& sums,
-                                              Communicator* ranks = nullptr);
+                                              Communicator* ranks = nullptr, bool per_mode = true);
 
 /// xi_2 = sqrt(S(0) / S(k_min) - 1) / (2 sin(pi / L)), k_min = 2 pi / L; NaN when
 /// S(0) <= S(k_min) (no positive length fits).

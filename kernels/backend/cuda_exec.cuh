@@ -366,15 +366,16 @@ class CudaExec {
   }
 
   using Fft = CudaFft;
-  /// FFTs of `batch` real arrays of extents dims (cuFFT, on this policy's stream).
+  /// FFTs of `batch` real arrays of extents dims (cuFFT, on this policy's stream; every plan of
+  /// the policy shares one work area, as they run one at a time on the stream).
   std::unique_ptr<Fft> make_fft(const std::vector<int64_t>& dims, int batch) const {
-    return std::make_unique<Fft>(dims, batch, stream_);
+    return std::make_unique<Fft>(dims, batch, stream_, fft_work_);
   }
   using LinesFft = CudaLinesFft;
   /// In-place transforms of `lines` interleaved lines of `length` points (cuFFT, on this
   /// policy's stream); `data` is not needed to plan.
   std::unique_ptr<LinesFft> make_lines_fft(int64_t length, int64_t lines, Complex*) const {
-    return std::make_unique<LinesFft>(length, lines, stream_);
+    return std::make_unique<LinesFft>(length, lines, stream_, fft_work_);
   }
 
   /// Seconds that the work f() queues on the stream takes, from CUDA events around it.
@@ -437,9 +438,10 @@ class CudaExec {
   int64_t max_grid_ = 0;
   std::string name_;
   cudaStream_t stream_ = nullptr;
-  cudaStream_t copy_stream_ = nullptr;          ///< asynchronous copies to the host
-  cudaEvent_t queued_work_ = nullptr;           ///< where on stream_ the next such copy starts
-  mutable cublasHandle_t blas_ = nullptr;       ///< created on first use
+  cudaStream_t copy_stream_ = nullptr;     ///< asynchronous copies to the host
+  cudaEvent_t queued_work_ = nullptr;      ///< where on stream_ the next such copy starts
+  mutable cublasHandle_t blas_ = nullptr;  ///< created on first use
+  std::shared_ptr<CufftWorkArea> fft_work_ = std::make_shared<CufftWorkArea>();  ///< every FFT's
   mutable cudaStream_t side_stream_ = nullptr;  ///< halo exchanges, made on first use
   mutable cudaEvent_t main_mark_ = nullptr, side_mark_ = nullptr;
   // mutable: reductions reuse it from const member functions

@@ -266,6 +266,15 @@ std::vector<KeySpec> make_specs() {
           .explained("take the structure factor on every k-th measurement",
                      "take the structure factor on every k-th measurement (an FFT of every "
                      "replica's field per time)"),
+      KeySpec("measure", "structure_factor_tables", K::choice, &Config::structure_factor_tables)
+          .defaults_to("full")
+          .one_of({{"full"}, {"radial"}})
+          .chain_role(ChainRole::no)  // only what the end of the run writes
+          .explained("",
+                     "the structure factor's end-of-run tables: `\"full\"` writes S, S_error, "
+                     "S_connected on the half spectrum and G, G_connected on the lattice (28 "
+                     "bytes a site); `\"radial\"` only the shells, the mean field, xi2 and the "
+                     "series, for lattices whose full tables would be tens of GB"),
       KeySpec("measure", "timeslice", K::boolean, &Config::timeslice)
           .defaults_to(false)
           .explained("momentum-projected time-slice correlators (the last axis is time)",

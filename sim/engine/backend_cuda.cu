@@ -5,6 +5,7 @@
 #include "sim/engine/decomposed_box.hpp"
 #include "sim/engine/engine_factory.hpp"
 #include "sim/engine/memory.hpp"
+#include "sim/parallel/slab_fft.hpp"
 
 namespace lattica {
 
@@ -56,7 +57,10 @@ std::unique_ptr<Engine> make_cuda_engine(const EngineSettings& settings) {
     box.dims = d.storage_extents();
     bool axis0_only = true;
     for (size_t a = 1; a < settings.dims.size(); ++a) axis0_only &= !d.split(static_cast<int>(a));
-    distributed_fft = decomposed_fourier_bytes(settings, volume_of(box.dims), axis0_only);
+    const bool columns_fit = slab_columns_fit(settings.dims, settings.communicator->rank(),
+                                              settings.communicator->size());
+    distributed_fft =
+        decomposed_fourier_bytes(settings, volume_of(box.dims), axis0_only, columns_fit);
   }
   const size_t needed = engine_bytes(box) + distributed_fft;
   size_t free_bytes = 0, total_bytes = 0;

@@ -42,14 +42,14 @@ inline int field_components(const EngineSettings& s) {
 }
 
 /// Bytes of the spectral measurements' buffers: the order-parameter field (double), and for
-/// the structure factor its half spectrum (8 bytes a site and component), the running sums of
-/// the power (8 a site) and the FFT's work area (about the spectrum's size).
+/// the structure factor its half spectrum (8 bytes a site and component) and the running sums
+/// of the power (8 a site). The FFT's work area is fft_work_bytes.
 inline size_t spectral_bytes(const EngineSettings& s) {
   const size_t sites = static_cast<size_t>(s.replicas) * static_cast<size_t>(volume_of(s.dims));
   const size_t c = static_cast<size_t>(field_components(s));
   size_t bytes = 0;
   if (s.structure_factor_every > 0 || s.timeslice_every > 0) bytes += sites * 8 * c;
-  if (s.structure_factor_every > 0) bytes += sites * (8 * c + 8 + 8 * c);
+  if (s.structure_factor_every > 0) bytes += sites * (8 * c + 8);
   return bytes;
 }
 
@@ -59,6 +59,14 @@ inline bool uses_fourier(const EngineSettings& s) {
     if (is_whole_lattice(a)) return true;
   }
   return false;
+}
+
+/// Bytes of the one cuFFT work area that every FFT of an engine shares (CufftWorkArea): the
+/// largest plan's, about its data's size (8 bytes a site and component) for many extents.
+inline size_t fft_work_bytes(const EngineSettings& s) {
+  const size_t sites = static_cast<size_t>(s.replicas) * static_cast<size_t>(volume_of(s.dims));
+  if (s.structure_factor_every > 0) return sites * 8 * static_cast<size_t>(field_components(s));
+  return uses_fourier(s) ? sites * 8 : 0;
 }
 
 /// Bytes an engine of these settings allocates on its backend (spins and their lexicographic
@@ -80,7 +88,7 @@ inline size_t engine_bytes(const EngineSettings& s) {
   // Bit-packed snapshots: their staging copy (or a chunk at a time).
   if (s.snapshot_bits)
     bytes += sites / 8 <= kMaxStagedSnapshotBytes ? sites / 8 : kPackedChunkBytes;
-  bytes += spectral_bytes(s);
+  bytes += spectral_bytes(s) + fft_work_bytes(s);
   // Cluster moves: a bond mask and a 32-bit label per site, and the cluster sizes.
   for (UpdateAlgorithm a : s.sequence) {
     if (is_cluster(a)) {
@@ -88,23 +96,26 @@ inline size_t engine_bytes(const EngineSettings& s) {
       break;
     }
   }
-  // Fourier-accelerated Langevin: the proposal, two double fields, two half spectra, the FFT's
-  // work area, 1 / M'(k) on the half spectrum.
-  if (uses_fourier(s)) bytes += sites * (site_bytes(s) + 2 * 8 + 2 * 8 + 8) + volume * 4;
+  // Fourier-accelerated Langevin: the proposal, two double fields, two half spectra, 1 / M'(k)
+  // on the half spectrum.
+  if (uses_fourier(s)) bytes += sites * (site_bytes(s) + 2 * 8 + 2 * 8) + volume * 4;
   return bytes;
 }
 
 /// What a rank of a decomposed run adds to engine_bytes of its box (`box_sites` sites with
-/// the ghosts) for the distributed FFT: the exchange buffers of the transposes (a half spectrum
-/// each way) and, unless the boxes split axis 0 only (then a box is its slab and a block of
-/// the lexicographic copy), the slab, the buffers of the moves between box and slab and the
-/// gathered interior.
+/// the ghosts) for the distributed FFT: the packed pieces of the transposes (a half spectrum;
+/// with several replicas or components the received pieces too, and where the columns do not
+/// fit the spectrum's buffer, `columns_fit` false, a buffer for them) and, unless the boxes
+/// split axis 0 only (then a box is its slab and a block of the lexicographic copy), the slab,
+/// the buffers of the moves between box and slab and the gathered interior.
 inline size_t decomposed_fourier_bytes(const EngineSettings& s, int64_t box_sites,
-                                       bool split_axis0_only) {
+                                       bool split_axis0_only, bool columns_fit) {
   if (s.structure_factor_every <= 0 && s.timeslice_every <= 0 && !uses_fourier(s)) return 0;
   const size_t sites = static_cast<size_t>(s.replicas) * static_cast<size_t>(box_sites);
   const size_t c = static_cast<size_t>(std::max(field_components(s), 1));
-  size_t bytes = sites * 16 * c;
+  size_t bytes = sites * 8 * c;
+  if (s.replicas > 1 || c > 1) bytes += sites * 8 * c;
+  if (!columns_fit) bytes += sites * 8 * c;
   if (!split_axis0_only || s.replicas > 1) bytes += sites * (8 * c + 16 * c + site_bytes(s));
   return bytes;
 }

@@ -128,10 +128,15 @@ void StructureFactorOutput::write_averages(const StructureFactorTables& t) {
   const std::vector<hsize_t> full(dims_.begin(), dims_.end());
   const bool whole = t.first_row == 0 && t.rows == dims_[0];  // one process's tables
   for (const RowTable& table : kRowTables) {  // decomposed: the datasets now, the rows after
-    write_array(group, table.name, whole ? t.*table.values : std::vector<double>{},
-                table.half ? half : full, table.description);
+    if (t.per_mode) {
+      write_array(group, table.name, whole ? t.*table.values : std::vector<double>{},
+                  table.half ? half : full, table.description);
+    } else if (H5_CHECK(H5Lexists(group, table.name, H5P_DEFAULT)) > 0) {
+      H5_CHECK(H5Ldelete(group, table.name, H5P_DEFAULT));  // an earlier end's, now stale
+    }
   }
-  if (!whole) write_average_rows(t);
+  if (t.per_mode && !whole) write_average_rows(t);
+  replace_string_attribute(group, "tables", t.per_mode ? "full" : "radial");
   for (size_t a = 0; a < t.momenta.size(); ++a) {
     write_vector(group, ("momentum_" + std::to_string(a)).c_str(), t.momenta[a],
                  "k_a = 2 pi n / L_a of each index along axis " + std::to_string(a));

@@ -16,6 +16,12 @@ int64_t AxisSplit::count(int part) const {
   return extent / parts + (part < extent % parts ? 1 : 0);
 }
 
+bool slab_columns_fit(const std::vector<int64_t>& dims, int rank, int ranks) {
+  const int64_t row_modes = half_spectrum_size(dims.data() + 1, static_cast<int>(dims.size()) - 1);
+  const AxisSplit rows{dims[0], ranks}, modes{row_modes, ranks};
+  return dims[0] * modes.count(rank) <= rows.count(rank) * row_modes;
+}
+
 template class SlabFft<CpuExec>;
 
 }  // namespace lattica

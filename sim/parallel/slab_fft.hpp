@@ -23,6 +23,11 @@ struct AxisSplit {
   int64_t count(int part) const;  ///< indices in `part` (0 when parts > extent for some)
 };
 
+/// Whether rank `rank` of `ranks` holds a slab FFT's columns (every row of axis 0, its share
+/// of the rows' half-spectrum modes) in the buffer of its rows' spectrum: always when both
+/// split evenly. Where not, SlabFft keeps a buffer for them.
+bool slab_columns_fit(const std::vector<int64_t>& dims, int rank, int ranks);
+
 /// Batched transforms of a lattice of extents `dims` (2 or more axes) decomposed into slabs of
 /// axis 0 over the ranks of `comm`, in the memory of the backend Exec (CpuExec: host memory and
 /// MPI; CudaExec: device memory and NCCL). forward: a local FFT over axes 1.. of the rank's
@@ -61,20 +66,27 @@ class SlabFft {
   void inverse_overwriting(Complex* in, double* out);
 
  private:
-  /// The spectrum from rows (this rank's, [b][row][mode]) to columns_ ([b][every row of axis
-  /// 0][this rank's modes]), and back: the two all-to-all exchanges, with their packing.
-  void rows_to_columns(const Complex* rows);
-  void columns_to_rows(Complex* rows);
+  /// The spectrum from rows (this rank's, [b][row][mode]) to columns ([b][every row of axis
+  /// 0][this rank's modes]), and back: the two all-to-all exchanges, with their packing. The
+  /// columns may share the rows' buffer.
+  void rows_to_columns(const Complex* rows, Complex* columns);
+  void columns_to_rows(const Complex* columns, Complex* rows);
   /// The all-to-all of the pieces (a copy on one rank, which needs no communicator).
   void exchange(const Complex* send, const std::vector<int64_t>& send_counts,
                 const std::vector<int64_t>& send_offsets, Complex* receive,
                 const std::vector<int64_t>& receive_counts,
                 const std::vector<int64_t>& receive_offsets);
-  /// The 1-D transforms along axis 0 of columns_, in place (forward: exp(-i k x)).
-  void transform_columns(bool forward);
-  /// Where the pieces of the columns side are: columns_ itself for a batch of 1 (the pieces,
-  /// [row][my modes] for the peers in rank order, are its rows), else columns_side_.
-  Complex* columns_side() { return batch_ == 1 ? columns_.data() : columns_side_.data(); }
+  /// The 1-D transforms along axis 0 of `columns`, in place (forward: exp(-i k x)).
+  void transform_columns(Complex* columns, bool forward);
+  /// Where the columns of a transform of `spectrum` (local_complex_size() elements) go: the
+  /// spectrum's buffer itself when they fit, else columns_.
+  Complex* columns_in(Complex* spectrum) {
+    return columns_.size() > 0 ? columns_.data() : spectrum;
+  }
+  /// Where the pieces of the columns side are received: the columns themselves for a batch of 1
+  /// (the pieces, [row][my modes] for the peers in rank order, are their rows), else
+  /// columns_side_.
+  Complex* columns_side(Complex* columns) { return batch_ == 1 ? columns : columns_side_.data(); }
   /// `count` runs of `width` bytes, every src_pitch bytes of src to every dst_pitch of dst.
   void copy_runs(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width,
                  int64_t count) const;
@@ -92,6 +104,8 @@ class SlabFft {
   /// Pieces exchanged with each rank: the rows side (this rank's rows, the peer's modes) and
   /// the columns side (the peer's rows, this rank's modes), in elements.
   std::vector<int64_t> rows_counts_, rows_offsets_, columns_counts_, columns_offsets_;
+  /// rows_side_: the packed pieces of this rank's rows; columns_: the columns, only where they
+  /// exceed the spectrum's buffer (uneven splits); columns_side_: the received pieces (batch > 1).
   typename Exec::template Buffer<Complex> rows_buffer_, columns_, rows_side_, columns_side_;
 };
 

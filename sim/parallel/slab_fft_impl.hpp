@@ -55,8 +55,14 @@ SlabFft<Exec>::SlabFft(const Exec& exec, Communicator& comm, const std::vector<i
   if (batch_ > 1) columns_side_ = exec.template allocate<Complex>(columns_total);
   const int64_t my_modes = modes_.count(rank_);
   if (my_modes > 0) {
-    columns_ = exec.template allocate<Complex>(batch_ * dims[0] * my_modes);
-    columns_fft_ = exec.make_lines_fft(dims[0], my_modes, columns_.data());
+    // The columns go into the spectrum's own buffer when they fit (even splits: always), so a
+    // rank holds one half spectrum of scratch (rows_side_), not two.
+    if (!slab_columns_fit(dims, rank_, ranks_))
+      columns_ = exec.template allocate<Complex>(batch_ * dims[0] * my_modes);
+    // A CPU plan is made on an array of the columns' shape, which FFTW_ESTIMATE leaves
+    // untouched (and never keeps): rows_side_ serves when the columns have no buffer.
+    Complex* plan_on = columns_.size() > 0 ? columns_.data() : rows_side_.data();
+    columns_fft_ = exec.make_lines_fft(dims[0], my_modes, plan_on);
   }
 }
 
@@ -65,11 +71,13 @@ SlabFft<Exec>::~SlabFft() = default;
 
 template <class Exec>
 void SlabFft<Exec>::forward(const double* in, Complex* out) {
-  // The rows' transform goes straight into `out`, which the columns' transform then overwrites.
+  // The rows' transform goes straight into `out`, which then holds the columns, and at last the
+  // spectrum.
   if (rows_fft_) rows_fft_->forward(in, out);
-  rows_to_columns(out);
-  transform_columns(true);
-  columns_to_rows(out);
+  Complex* columns = columns_in(out);
+  rows_to_columns(out, columns);
+  transform_columns(columns, true);
+  columns_to_rows(columns, out);
 }
 
 template <class Exec>
@@ -77,26 +85,28 @@ void SlabFft<Exec>::inverse(const Complex* in, double* out) {
   // `in` is kept, so the rows' spectrum needs a buffer of its own (made at the first inverse).
   if (rows_buffer_.size() != local_complex_size())
     rows_buffer_ = exec_.template allocate<Complex>(local_complex_size());
-  rows_to_columns(in);
-  transform_columns(false);
-  columns_to_rows(rows_buffer_.data());
+  Complex* columns = columns_in(rows_buffer_.data());
+  rows_to_columns(in, columns);
+  transform_columns(columns, false);
+  columns_to_rows(columns, rows_buffer_.data());
   if (rows_fft_) rows_fft_->inverse_overwriting(rows_buffer_.data(), out);
 }
 
 template <class Exec>
 void SlabFft<Exec>::inverse_overwriting(Complex* in, double* out) {
-  rows_to_columns(in);
-  transform_columns(false);
-  columns_to_rows(in);
+  Complex* columns = columns_in(in);
+  rows_to_columns(in, columns);
+  transform_columns(columns, false);
+  columns_to_rows(columns, in);
   if (rows_fft_) rows_fft_->inverse_overwriting(in, out);
 }
 
 template <class Exec>
-void SlabFft<Exec>::transform_columns(bool forward) {
+void SlabFft<Exec>::transform_columns(Complex* columns, bool forward) {
   if (!columns_fft_) return;
   const int64_t member = rows_.extent * modes_.count(rank_);
   for (int64_t b = 0; b < batch_; ++b) {
-    Complex* data = columns_.data() + b * member;
+    Complex* data = columns + b * member;
     forward ? columns_fft_->forward(data) : columns_fft_->inverse(data);
   }
 }
@@ -132,7 +142,7 @@ void SlabFft<Exec>::exchange(const Complex* send, const std::vector<int64_t>& se
 // Both directions run on the backend's side stream (where copy_rows and copy_bytes queue their
 // copies), after the main stream's work and before the main stream's next.
 template <class Exec>
-void SlabFft<Exec>::rows_to_columns(const Complex* rows) {
+void SlabFft<Exec>::rows_to_columns(const Complex* rows, Complex* columns) {
   constexpr size_t c = sizeof(Complex);
   const int64_t lines = batch_ * this->rows(), my_modes = modes_.count(rank_);
   const size_t column_pitch = static_cast<size_t>(rows_.extent * my_modes) * c;
@@ -142,18 +152,19 @@ void SlabFft<Exec>::rows_to_columns(const Complex* rows) {
     copy_runs(rows_side_.data() + rows_offsets_[s], width, rows + modes_.first(s),
               static_cast<size_t>(row_modes_) * c, width, lines);
   }
-  exchange(rows_side_.data(), rows_counts_, rows_offsets_, columns_side(), columns_counts_,
+  // `rows` may be `columns`: it is packed before the exchange writes the columns.
+  exchange(rows_side_.data(), rows_counts_, rows_offsets_, columns_side(columns), columns_counts_,
            columns_offsets_);
-  for (int r = 0; r < ranks_ && batch_ > 1; ++r) {  // the peer's [b][row][my modes] into columns_
+  for (int r = 0; r < ranks_ && batch_ > 1; ++r) {  // the peer's [b][row][my modes] into columns
     const size_t width = static_cast<size_t>(rows_.count(r) * my_modes) * c;
-    copy_runs(columns_.data() + rows_.first(r) * my_modes, column_pitch,
+    copy_runs(columns + rows_.first(r) * my_modes, column_pitch,
               columns_side_.data() + columns_offsets_[r], width, width, batch_);
   }
   exec_.main_waits_for_side();
 }
 
 template <class Exec>
-void SlabFft<Exec>::columns_to_rows(Complex* rows) {
+void SlabFft<Exec>::columns_to_rows(const Complex* columns, Complex* rows) {
   constexpr size_t c = sizeof(Complex);
   const int64_t lines = batch_ * this->rows(), my_modes = modes_.count(rank_);
   const size_t column_pitch = static_cast<size_t>(rows_.extent * my_modes) * c;
@@ -161,10 +172,11 @@ void SlabFft<Exec>::columns_to_rows(Complex* rows) {
   for (int r = 0; r < ranks_ && batch_ > 1; ++r) {
     const size_t width = static_cast<size_t>(rows_.count(r) * my_modes) * c;
     copy_runs(columns_side_.data() + columns_offsets_[r], width,
-              columns_.data() + rows_.first(r) * my_modes, column_pitch, width, batch_);
+              columns + rows_.first(r) * my_modes, column_pitch, width, batch_);
   }
-  exchange(columns_side(), columns_counts_, columns_offsets_, rows_side_.data(), rows_counts_,
-           rows_offsets_);
+  // `columns` may be `rows`: the exchange has read them before the unpacking writes the rows.
+  exchange(batch_ == 1 ? columns : columns_side_.data(), columns_counts_, columns_offsets_,
+           rows_side_.data(), rows_counts_, rows_offsets_);
   for (int s = 0; s < ranks_; ++s) {
     const size_t width = static_cast<size_t>(modes_.count(s)) * c;
     copy_runs(rows + modes_.first(s), static_cast<size_t>(row_modes_) * c,

@@ -58,6 +58,7 @@ MeasurementSink::MeasurementSink(const Config& config, Engine& engine, OutputFil
       observable_names_(engine.observable_names()),
       langevin_(std::any_of(config.sequence.begin(), config.sequence.end(),
                             [](const std::string& a) { return a == "langevin" || a == "mala"; })),
+      per_mode_tables_(config.structure_factor_tables == "full"),
       capacity_(config.engine_settings().measurement_capacity),
       flush_every_(config.flush_every) {}
 
@@ -111,8 +112,8 @@ void MeasurementSink::write_results() {
 }
 
 void MeasurementSink::write_structure_factor(const StructureFactorSums& sums) {
-  StructureFactorTables tables = structure_factor_tables(sums, ranks_);
-  if (!ranks_) {
+  StructureFactorTables tables = structure_factor_tables(sums, ranks_, per_mode_tables_);
+  if (!ranks_ || !tables.per_mode) {
     if (output_) output_->write_structure_factor(tables);
     return;
   }

@@ -70,7 +70,8 @@ class MeasurementSink {
   BackgroundWriter& writer_;
   Communicator* ranks_;
   std::vector<std::string> observable_names_;
-  bool langevin_;  ///< the sequence has a Langevin pass (named in the non-finite message)
+  bool langevin_;         ///< the sequence has a Langevin pass (named in the non-finite message)
+  bool per_mode_tables_;  ///< measure.structure_factor_tables = "full"
   int64_t capacity_;
   int64_t flush_every_;
   PendingMeasurements pending_;

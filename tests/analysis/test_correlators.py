@@ -534,6 +534,35 @@ class SimOutputTest(Scratch):
                              "model.beta=0.9")
         self.check_definitions(path, (6, 8), 1, 2)
 
+    def test_radial_tables_only(self):
+        """measure.structure_factor_tables = "radial": the same chain's shells, mean field, xi2
+        and series bit for bit, and no per-mode table (the reader says why; plots draw S)."""
+        dims = ["lattice.dims=[6,8]", "model.beta=0.4"]
+        full = self.simulate("full.h5", *dims)
+        radial = self.simulate("radial.h5", *dims, "measure.structure_factor_tables=\"radial\"")
+        per_mode = ("S", "S_error", "S_connected", "G", "G_connected")
+        with h5py.File(full, "r") as a, h5py.File(radial, "r") as b:
+            ga, gb = a["correlators/structure_factor"], b["correlators/structure_factor"]
+            self.assertEqual((ga.attrs["tables"], gb.attrs["tables"]), ("full", "radial"))
+            for name in per_mode:
+                self.assertIn(name, ga)
+                self.assertNotIn(name, gb)
+            for name in ("radial_k", "radial_S", "radial_modes", "mean_field", "momentum_0",
+                         "momentum_1", "series/s0", "series/s_min", "series/xi2"):
+                np.testing.assert_array_equal(ga[name][()], gb[name][()], err_msg=name)
+            self.assertEqual(ga.attrs["xi2"], gb.attrs["xi2"])
+            self.assertEqual(ga.attrs["samples"], gb.attrs["samples"])
+        sf = lattica_file.load(radial).structure_factor
+        self.assertTrue(sf.complete)
+        self.assertFalse(sf.per_mode)
+        self.assertTrue(lattica_file.load(full).structure_factor.per_mode)
+        with self.assertRaisesRegex(KeyError, "structure_factor_tables"):
+            sf.G
+        np.testing.assert_array_equal(sf.radial_S, lattica_file.load(full).structure_factor.radial_S)
+        status, out, err = call("plot", radial, "--out", self.path("r"))
+        self.assertEqual(status, 0, err)
+        self.assertIn("structure.png", out)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "sim/config.hpp"
+#include "sim/engine/memory.hpp"
+#include "sim/parallel/slab_fft.hpp"
 
 namespace lattica {
 namespace {
@@ -313,14 +315,24 @@ TEST(Config, EngineMemoryEstimateCountsLangevinAndSpectralBuffers) {
   s.structure_factor_every = 1;
   // The field, its half spectrum and the power sums (one component for phi^4).
   EXPECT_GE(engine_bytes(s), langevin + sites * (8 + 8 + 8));
-  // A decomposed rank adds the distributed FFT's exchange buffers, and where the boxes are not
-  // slabs the slab and the moves' buffers; O(n) counts its components.
+  // A decomposed rank adds the distributed FFT's packed pieces (a half spectrum: 8 bytes a
+  // site), a buffer for the columns where they do not fit the spectrum's, and where the boxes
+  // are not slabs the slab and the moves' buffers; O(n) counts its components.
   EngineSettings one = s;
   one.replicas = 1;
-  EXPECT_GE(decomposed_fourier_bytes(one, 1000, true), size_t(1000 * 16));
-  EXPECT_GT(decomposed_fourier_bytes(one, 1000, false), decomposed_fourier_bytes(one, 1000, true));
-  // Several replicas are never one block of the lexicographic copy.
-  EXPECT_EQ(decomposed_fourier_bytes(s, 1000, true), decomposed_fourier_bytes(s, 1000, false));
+  EXPECT_EQ(decomposed_fourier_bytes(one, 1000, true, true), size_t(1000 * 8));
+  EXPECT_EQ(decomposed_fourier_bytes(one, 1000, true, false), size_t(1000 * 16));
+  EXPECT_GT(decomposed_fourier_bytes(one, 1000, false, true),
+            decomposed_fourier_bytes(one, 1000, true, true));
+  // Several replicas are never one block of the lexicographic copy, and receive their pieces
+  // in a buffer of their own.
+  EXPECT_EQ(decomposed_fourier_bytes(s, 1000, true, true),
+            decomposed_fourier_bytes(s, 1000, false, true));
+  EXPECT_GE(decomposed_fourier_bytes(s, 1000, true, true), size_t(2000 * 16));
+  // Even splits always fit; 9 rows over 2 ranks leave rank 1 four rows for half the modes.
+  EXPECT_TRUE(slab_columns_fit({8, 8, 8}, 0, 2) && slab_columns_fit({8, 8, 8}, 1, 2));
+  EXPECT_TRUE(slab_columns_fit({9, 8, 8}, 0, 2));
+  EXPECT_FALSE(slab_columns_fit({9, 8, 8}, 1, 2));
   s.model = ModelKind::on;
   s.n = 3;
   EXPECT_GE(spectral_bytes(s), size_t(sites) * (3 * 8 + 3 * 8 + 8));
@@ -1118,7 +1130,12 @@ step = 1.0
 target_acceptance = 0.5
 tune = true
 )";
-  EXPECT_EQ(c.resolved_toml, common + R"(
+  // structure_factor_tables only says what the end of the run writes: not a chain key.
+  std::string resolved_common = common;
+  const std::string every = "structure_factor_every = 1\n";
+  resolved_common.insert(resolved_common.find(every) + every.size(),
+                         "structure_factor_tables = 'full'\n");
+  EXPECT_EQ(c.resolved_toml, resolved_common + R"(
 [output]
 flush_every = 1000
 observables = 'replicas'
