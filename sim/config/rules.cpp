@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <initializer_list>
 #include <set>
 #include <sstream>
 
@@ -330,8 +332,37 @@ void check_cross_key_rules(Config& c, Reader& r) {
   if (!c.walltime.empty()) c.walltime_seconds = parse_walltime(c.walltime).value_or(0.0);
 }
 
+/// The first of the environment variables `names` that holds a positive integer, or 0.
+long double positive_from_environment(std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    const char* value = std::getenv(name);
+    if (value && std::atoll(value) > 0) return static_cast<long double>(std::atoll(value));
+  }
+  return 0;
+}
+
+/// The ranks a run's lattice is shared among, as the input (parallel.grid) or else the MPI
+/// launcher says, and how many of them this machine hosts (the launcher's local size; 1 where
+/// it does not say, as a rank per node, the usual cluster layout).
+struct RankShare {
+  long double ranks = 1, on_this_machine = 1;
+};
+RankShare rank_share(const Config& c) {
+  RankShare share;
+  if (!c.parallel_grid.empty()) {
+    for (int g : c.parallel_grid) share.ranks *= g;
+  } else if (long double n = positive_from_environment({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})) {
+    share.ranks = n;
+  }
+  const long double local = positive_from_environment(
+      {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"});
+  share.on_this_machine = share.ranks > 1 ? std::min(share.ranks, std::max(local, 1.0L)) : 1;
+  return share;
+}
+
 /// Limits of the whole run, checked once everything else holds: host memory for the lattice
-/// and its copies, and the sweeps the random-number counter can name.
+/// and its copies (a decomposed run's ranks each hold their share), and the sweeps the
+/// random-number counter can name.
 void check_run_limits(const Config& c, const std::string& source_name,
                       std::vector<std::string>& errors) {
   if (!c.dims.empty() && errors.empty()) {
@@ -341,18 +372,26 @@ void check_run_limits(const Config& c, const std::string& source_name,
     const EngineSettings settings = c.engine_settings();
     const long double copies = c.snapshot_every > 0 ? Engine::kSnapshotSlots + 1 : 2;
     const long double frame = c.snapshot_packing == "bits" ? 0.125L : site_bytes(settings);
-    const long double needed = (copies - 1) * settings.replicas * c.volume() * frame +
-                               settings.replicas * c.volume() * site_bytes(settings) +
-                               (c.backend == "cuda" ? 0.0L : engine_bytes(settings));
+    const long double whole = (copies - 1) * settings.replicas * c.volume() * frame +
+                              settings.replicas * c.volume() * site_bytes(settings) +
+                              (c.backend == "cuda" ? 0.0L : engine_bytes(settings));
+    const RankShare share = rank_share(c);
+    const long double needed = whole / share.ranks * share.on_this_machine;
     const long double available = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
                                   static_cast<long double>(sysconf(_SC_PAGE_SIZE));
     if (available > 0 && needed > available) {
       std::ostringstream os;
       os.precision(3);
-      os << source_name << ": lattice.dims with run.replicas = " << c.replicas << ": the "
-         << c.model_kind << " lattice needs " << static_cast<double>(needed / (1L << 30))
-         << " GiB of host memory but this machine has "
-         << static_cast<double>(available / (1L << 30)) << " GiB";
+      os << source_name << ": lattice.dims = [";
+      for (size_t a = 0; a < c.dims.size(); ++a) os << (a ? ", " : "") << c.dims[a];
+      os << "] with run.replicas = " << c.replicas << ": the " << c.model_kind << " lattice needs "
+         << static_cast<double>(needed / (1L << 30)) << " GiB of host memory";
+      if (share.ranks > 1) {
+        os << " (" << static_cast<double>(whole / share.ranks / (1L << 30)) << " GiB for each of "
+           << static_cast<long long>(share.on_this_machine) << " of its "
+           << static_cast<long long>(share.ranks) << " ranks on this machine)";
+      }
+      os << " but this machine has " << static_cast<double>(available / (1L << 30)) << " GiB";
       errors.push_back(os.str());
     }
   }

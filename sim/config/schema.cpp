@@ -43,7 +43,9 @@ std::vector<KeySpec> make_specs() {
               "update needs a bipartite lattice); at most 2^40 sites, and it must fit in memory: "
               "per site and replica, twice the site's size on the host (1 byte for Ising and "
               "Potts; for O(n) n values, for phi^4 one, each 4 bytes in float or 8 in double), "
-              "and on the GPU that plus 1 byte of device memory. A sweep gives a list of arrays"),
+              "and on the GPU that plus 1 byte of device memory (more with spectra, clusters "
+              "or Langevin passes; a decomposed run needs a rank's share per rank, times the "
+              "ranks its launcher puts on one machine). A sweep gives a list of arrays"),
       // [model]
       KeySpec("model", "kind", K::choice, &Config::model_kind)
           .required()

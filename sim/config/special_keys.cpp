@@ -61,19 +61,8 @@ std::vector<int64_t> Reader::dims(const KeySpec& spec, const toml::node* node) {
          "the lattice has more than 2^40 sites, the most the random-number counter can name");
     return {};
   }
-  // One byte per site for the spins and one for the lexicographic copy written to the output.
-  const long double needed = 2 * volume;
-  const long double available = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
-                                static_cast<long double>(sysconf(_SC_PAGE_SIZE));
-  if (available > 0 && needed > available) {
-    std::ostringstream os;
-    os.precision(3);
-    os << "the lattice needs " << static_cast<double>(needed / (1L << 30))
-       << " GiB of host memory but this machine has " << static_cast<double>(available / (1L << 30))
-       << " GiB";
-    fail(*node, name, os.str());
-    return {};
-  }
+  // Host memory is checked once the whole input is read (check_run_limits): it depends on the
+  // model, the replicas and how many ranks share the lattice.
   return dims;
 }
 

@@ -345,6 +345,22 @@ TEST(Config, DimsBeyondHostMemoryAreRejected) {
   EXPECT_TRUE(has_message(e, {"lattice.dims = [524288, 524288]", "GiB of host memory"}));
 }
 
+// A decomposed run's ranks each hold their share: 4096 ranks of that lattice need about 128 MiB
+// each. Launched 4096 to a machine (the launcher's local size), they need it all again there.
+TEST(Config, DecomposedRunsNeedTheirShareOfHostMemoryPerRank) {
+  const std::string input =
+      with_line("dims", "dims = [524288, 524288]") + "[parallel]\ngrid = [4096, 1]\n";
+  unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  EXPECT_EQ(parse_config(input, "in.toml").parallel_grid, (std::vector<int>{4096, 1}));
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "4096", 1);
+  const auto e = errors_of(input);
+  unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(has_message(e, {"GiB of host memory",
+                              "for each of 4096 of its 4096 ranks on this "
+                              "machine"}));
+}
+
 // --- model ----------------------------------------------------------------------------------
 
 TEST(Config, BetaNegativeIsRejected) {
