@@ -481,6 +481,13 @@ def _committed(group):
     return n, (f"committed_length is {n}" if n < 0 else None)
 
 
+def _columns(group, replicas):
+    """Columns of a correlator series: its replicas, or with output.observables = "means" the
+    means over `averaged_over` of them (one per rung when tempered), as /observables holds."""
+    averaged = int(group.attrs.get("averaged_over", 1))
+    return replicas // averaged if averaged >= 1 and replicas % averaged == 0 else replicas
+
+
 def _read_structure_factor(f, path, dims, replicas, warnings):
     if STRUCTURE_FACTOR not in f or not isinstance(f[STRUCTURE_FACTOR], h5py.Group):
         return None
@@ -494,7 +501,8 @@ def _read_structure_factor(f, path, dims, replicas, warnings):
         if problem is None:
             problem = _rows_problem(sub, ("sweep",), n, 1)
         if problem is None:
-            problem = _rows_problem(sub, STRUCTURE_FACTOR_SERIES, n, replicas)
+            problem = _rows_problem(sub, STRUCTURE_FACTOR_SERIES, n,
+                                    _columns(sub, replicas))
         if problem is None:
             sweep = sub["sweep"][:n].astype(np.int64, copy=False)
             series = {name: sub[name][:n].astype(np.float64, copy=False)
@@ -557,13 +565,14 @@ def _read_timeslice(f, path, dims, replicas, warnings):
                        f"[n_p, {spatial}]")
     if problem is None:
         problem = _rows_problem(group, ("sweep",), n, 1)
+    columns = _columns(group, replicas)
     if problem is None:
-        problem = _rows_problem(group, ("C",), n, replicas, (dims[-1], len(momenta)))
+        problem = _rows_problem(group, ("C",), n, columns, (dims[-1], len(momenta)))
     if problem is not None:
         warnings.append(f"/{TIMESLICE}: {problem}; ignored")
         return None
     sweep = group["sweep"][:n].astype(np.int64, copy=False)
-    return Timeslice(path, dims, attrs, momenta, values, sweep, replicas, group["C"].shape)
+    return Timeslice(path, dims, attrs, momenta, values, sweep, columns, group["C"].shape)
 
 
 def load(path):

@@ -330,8 +330,9 @@ std::vector<KeySpec> make_specs() {
                      "`\"replicas\"`: every replica's series in `/observables`; `\"means\"`: "
                      "instead, at each measurement, the means over the replicas (tempered: over "
                      "the ladders, at each rung) of x, |x|, x^2 and x^4 for every observable "
-                     "x, for many replicas (see [Output](#output-hdf5-schema-lattica1)); exact "
-                     "histograms still count every replica"),
+                     "x, and the replicas' means of the structure factor's and time-slice "
+                     "series, for many replicas (see [Output](#output-hdf5-schema-lattica1)); "
+                     "exact histograms still count every replica"),
       KeySpec("output", "kept_replicas", K::integer, &Config::kept_replicas)
           .defaults_to(0)
           .range(0, kMaxReplicas)

@@ -87,23 +87,51 @@ const RowTable kRowTables[] = {
     {"G_connected", false, &StructureFactorTables::g_connected, "G(r) - |<m>|^2"},
 };
 
+/// Says on a series' group how many replicas each of its columns averages (ladder_means).
+void write_averaged_over(hid_t group, int ladders) {
+  if (ladders <= 1) return;
+  const int64_t averaged = ladders;
+  write_numeric_attribute(group, "averaged_over", H5T_NATIVE_INT64, &averaged, 1, true);
+}
+
 }  // namespace
 
+std::vector<double> ladder_means(const std::vector<double>& values, int64_t count, int replicas,
+                                 int ladders, size_t block) {
+  if (ladders <= 1) return values;
+  const auto width = static_cast<size_t>(replicas / ladders);
+  std::vector<double> means(static_cast<size_t>(count) * width * block, 0.0);
+  for (size_t j = 0; j < static_cast<size_t>(count); ++j) {
+    for (size_t k = 0; k < width; ++k) {
+      double* mean = &means[(j * width + k) * block];
+      for (size_t l = 0; l < static_cast<size_t>(ladders); ++l) {
+        const double* v = &values[(j * static_cast<size_t>(replicas) + l * width + k) * block];
+        for (size_t e = 0; e < block; ++e) mean[e] += v[e];
+      }
+      for (size_t e = 0; e < block; ++e) mean[e] /= static_cast<double>(ladders);
+    }
+  }
+  return means;
+}
+
 void StructureFactorOutput::create(hid_t correlators, const std::vector<int64_t>& dims,
-                                   int replicas, int64_t every) {
+                                   int replicas, int64_t every, int ladders) {
   dims_ = dims;
   replicas_ = replicas;
+  ladders_ = ladders;
   group_ = create_group(correlators, "structure_factor");
   write_numeric_attribute(group_.get(), "every", H5T_NATIVE_INT64, &every, 1, true);
-  series_ = RecordSeries::create(group_.get(), "series", series_columns(replicas));
+  series_ = RecordSeries::create(group_.get(), "series", series_columns(replicas / ladders));
+  write_averaged_over(series_.group(), ladders);
 }
 
 void StructureFactorOutput::open(hid_t file, const std::vector<int64_t>& dims, int replicas,
-                                 int64_t rows) {
+                                 int64_t rows, int ladders) {
   dims_ = dims;
   replicas_ = replicas;
+  ladders_ = ladders;
   group_ = open_group(file, "correlators/structure_factor");
-  series_ = RecordSeries::open(group_.get(), "series", series_columns(replicas), rows);
+  series_ = RecordSeries::open(group_.get(), "series", series_columns(replicas / ladders), rows);
 }
 
 void StructureFactorOutput::append(const std::vector<int64_t>& sweeps,
@@ -111,11 +139,12 @@ void StructureFactorOutput::append(const std::vector<int64_t>& sweeps,
   const auto count = static_cast<int64_t>(sweeps.size());
   if (count == 0) return;
   const int64_t longest_axis = *std::max_element(dims_.begin(), dims_.end());
-  const size_t rows = static_cast<size_t>(count) * replicas_;
+  const std::vector<double> columns = ladder_means(values, count, replicas_, ladders_, 2);
+  const size_t rows = static_cast<size_t>(count) * static_cast<size_t>(replicas_ / ladders_);
   std::vector<double> s0(rows), s_min(rows), xi2(rows);
   for (size_t i = 0; i < rows; ++i) {
-    s0[i] = values[2 * i];
-    s_min[i] = values[2 * i + 1];
+    s0[i] = columns[2 * i];
+    s_min[i] = columns[2 * i + 1];
     xi2[i] = second_moment_length(s0[i], s_min[i], longest_axis);
   }
   series_.append(count, {s0.data(), s_min.data(), xi2.data(), sweeps.data()});
@@ -176,11 +205,22 @@ void StructureFactorOutput::attach(hid_t file) {
   detached_ = false;
 }
 
+/// Values per replica and measurement of the time-slice series: T x (momenta).
+size_t timeslice_block(const std::vector<int64_t>& dims, int momenta_per_axis) {
+  const int spatial = static_cast<int>(dims.size()) - 1;
+  const size_t momenta = timeslice_momenta(spatial + 1, momenta_per_axis).size();
+  return static_cast<size_t>(dims.back()) * (spatial > 0 ? momenta / spatial : 1);
+}
+
 void TimesliceOutput::create(hid_t correlators, const std::vector<int64_t>& dims, int replicas,
-                             int64_t every, int momenta_per_axis) {
+                             int64_t every, int momenta_per_axis, int ladders) {
+  replicas_ = replicas;
+  ladders_ = ladders;
+  block_ = timeslice_block(dims, momenta_per_axis);
   series_ = RecordSeries::create(correlators, "timeslice",
-                                 timeslice_columns(dims, replicas, momenta_per_axis));
+                                 timeslice_columns(dims, replicas / ladders, momenta_per_axis));
   const hid_t group = series_.group();
+  write_averaged_over(group, ladders);
   const int spatial = static_cast<int>(dims.size()) - 1;
   const std::vector<int64_t> momenta = timeslice_momenta(spatial + 1, momenta_per_axis);
   const hsize_t count = spatial > 0 ? momenta.size() / spatial : 1;
@@ -206,16 +246,20 @@ void TimesliceOutput::create(hid_t correlators, const std::vector<int64_t>& dims
 }
 
 void TimesliceOutput::open(hid_t file, const std::vector<int64_t>& dims, int replicas,
-                           int momenta_per_axis, int64_t rows) {
+                           int momenta_per_axis, int64_t rows, int ladders) {
+  replicas_ = replicas;
+  ladders_ = ladders;
+  block_ = timeslice_block(dims, momenta_per_axis);
   series_ = RecordSeries::open(file, "correlators/timeslice",
-                               timeslice_columns(dims, replicas, momenta_per_axis), rows);
+                               timeslice_columns(dims, replicas / ladders, momenta_per_axis), rows);
 }
 
 void TimesliceOutput::append(const std::vector<int64_t>& sweeps,
                              const std::vector<double>& values) {
   const auto count = static_cast<int64_t>(sweeps.size());
   if (count == 0) return;
-  series_.append(count, {values.data(), sweeps.data()});
+  const std::vector<double> columns = ladder_means(values, count, replicas_, ladders_, block_);
+  series_.append(count, {columns.data(), sweeps.data()});
 }
 
 }  // namespace lattica

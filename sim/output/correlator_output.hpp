@@ -11,15 +11,24 @@
 
 namespace lattica {
 
+/// output.observables = "means": the means over the ladders of each column k < R / ladders of
+/// values [(j * R + r) * block + e] (r = l * (R / ladders) + k, added in ladder order), as
+/// /observables takes them; ladders = 1 gives the values back.
+std::vector<double> ladder_means(const std::vector<double>& values, int64_t count, int replicas,
+                                 int ladders, size_t block);
+
 /// /correlators/structure_factor: every `every`-th measurement's S(0), S(k_min) and xi2 in
 /// series/, and the averaged S(k), G(r) and their tables next to it.
 class StructureFactorOutput {
  public:
-  /// Creates the group under `correlators` for lattices of extents `dims`.
-  void create(hid_t correlators, const std::vector<int64_t>& dims, int replicas, int64_t every);
+  /// Creates the group under `correlators` for lattices of extents `dims`; with `ladders` > 1
+  /// (output.observables = "means") the series holds the means over the ladders (ladder_means)
+  /// of S(0) and S(k_min), and xi2 from them.
+  void create(hid_t correlators, const std::vector<int64_t>& dims, int replicas, int64_t every,
+              int ladders);
 
   /// Opens the group of a file being resumed, its series cut back to `rows`.
-  void open(hid_t file, const std::vector<int64_t>& dims, int replicas, int64_t rows);
+  void open(hid_t file, const std::vector<int64_t>& dims, int replicas, int64_t rows, int ladders);
 
   /// Whether the run measures the structure factor (created or opened).
   bool exists() const { return series_.exists(); }
@@ -46,6 +55,7 @@ class StructureFactorOutput {
  private:
   std::vector<int64_t> dims_;
   int replicas_ = 1;
+  int ladders_ = 1;
   H5Id group_;
   RecordSeries series_;
   bool detached_ = false;
@@ -55,13 +65,13 @@ class StructureFactorOutput {
 class TimesliceOutput {
  public:
   /// Creates the group under `correlators`: momenta_per_axis momenta along each spatial axis
-  /// besides p = 0.
+  /// besides p = 0; with `ladders` > 1 the means over the ladders (ladder_means) of C.
   void create(hid_t correlators, const std::vector<int64_t>& dims, int replicas, int64_t every,
-              int momenta_per_axis);
+              int momenta_per_axis, int ladders);
 
   /// Opens the group of a file being resumed, its series cut back to `rows`.
   void open(hid_t file, const std::vector<int64_t>& dims, int replicas, int momenta_per_axis,
-            int64_t rows);
+            int64_t rows, int ladders);
 
   bool exists() const { return series_.exists(); }
   RecordSeries& series() { return series_; }
@@ -77,6 +87,8 @@ class TimesliceOutput {
   void attach(hid_t file) { series_.attach(file); }
 
  private:
+  int replicas_ = 1, ladders_ = 1;
+  size_t block_ = 1;  ///< values per replica and measurement: T x n_p
   RecordSeries series_;
 };
 

@@ -77,6 +77,10 @@ int observable_width(const RunMetadata& m) {
   return !m.observable_means ? m.replicas : m.rungs > 0 ? m.rungs : 1;
 }
 
+/// Replicas averaged into each column of /observables and, alike, of the structure factor's and
+/// time-slice series (1: every replica's series).
+int averaged_ladders(const RunMetadata& m) { return m.replicas / observable_width(m); }
+
 /// The powers of an observable x whose replica means output.observables = "means" writes, so
 /// that <|x|>, <x^2>, <x^4> (a Binder cumulant, a susceptibility, a specific heat) stay exact
 /// averages over the configurations: the dataset's name for x's, and x's value.
@@ -237,7 +241,7 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
   observables_ =
       RecordSeries::create(root, "observables", observables_layout(m, observables, descriptions));
   if (observable_means_) {
-    const int64_t averaged = m.replicas / observable_width(m);
+    const int64_t averaged = averaged_ladders(m);
     write_numeric_attribute(observables_.group(), "averaged_over", H5T_NATIVE_INT64, &averaged, 1,
                             true);
   }
@@ -255,10 +259,12 @@ OutputFile::OutputFile(const std::string& path, bool overwrite, const RunMetadat
     const H5Id correlators = create_group(root, "correlators");
     if (m.timeslice_every > 0) {
       timeslices_.create(correlators.get(), m.dims, replicas_, m.timeslice_every,
-                         m.timeslice_momenta);
+                         m.timeslice_momenta, averaged_ladders(m));
     }
-    if (m.structure_factor_every > 0)
-      structure_factor_.create(correlators.get(), m.dims, replicas_, m.structure_factor_every);
+    if (m.structure_factor_every > 0) {
+      structure_factor_.create(correlators.get(), m.dims, replicas_, m.structure_factor_every,
+                               averaged_ladders(m));
+    }
   }
   flush();
 }
@@ -308,10 +314,14 @@ void OutputFile::reopen(const RunMetadata& m, const std::vector<std::string>& ob
                                     tempering_columns(replicas_, rungs_, observable_means_),
                                     lengths.measurements);
   }
-  if (m.structure_factor_every > 0)
-    structure_factor_.open(root, m.dims, replicas_, lengths.structure_factor_series);
-  if (m.timeslice_every > 0)
-    timeslices_.open(root, m.dims, replicas_, m.timeslice_momenta, lengths.timeslices);
+  if (m.structure_factor_every > 0) {
+    structure_factor_.open(root, m.dims, replicas_, lengths.structure_factor_series,
+                           averaged_ladders(m));
+  }
+  if (m.timeslice_every > 0) {
+    timeslices_.open(root, m.dims, replicas_, m.timeslice_momenta, lengths.timeslices,
+                     averaged_ladders(m));
+  }
   flush();
 }
 

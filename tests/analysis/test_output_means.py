@@ -9,7 +9,8 @@ replicas (per rung over the ladders) of x, |x|, x^2 and x^4 of every observable 
 those of the replicas file's series; /kept_replicas the first replicas' (ladders') series bit
 for bit; the exact histograms the same counts; 8 values per measurement, not 128. `summary` of
 the means file must give the replicas file's values; reweighting (which needs every
-configuration) is refused with exit 2. A means run stopped at a checkpoint and extended with
+configuration) is refused with exit 2. The structure factor's and time-slice series of the
+plain run hold the same means over the replicas (tempered runs take no spectra). A means run stopped at a checkpoint and extended with
 --resume equals the straight run. Bad keys exit 2 naming the key. unittest test cases;
 arguments after SIM_EXE go to unittest.
 """
@@ -43,6 +44,9 @@ measurements = 400
 replicas = 64
 seed = 3
 threads = 1
+[measure]
+structure_factor = true
+timeslice = true
 """
 
 TEMPERED = """
@@ -117,8 +121,37 @@ class OutputMeansTest(unittest.TestCase):
             np.testing.assert_array_equal(a["observables/sweep"][()],
                                           b["observables/sweep"][()])
 
+    def check_correlator_means(self, replicas_file, means_file, ladders, rungs):
+        """S(0), S(k_min) and C(dt, p) are the replicas' means, xi2 from them."""
+        with h5py.File(self.path(replicas_file)) as a, h5py.File(self.path(means_file)) as b:
+            for series, names in (("correlators/structure_factor/series", ("s0", "s_min")),
+                                  ("correlators/timeslice", ("C",))):
+                self.assertEqual(b[series].attrs["averaged_over"], ladders)
+                for name in names:
+                    full = a[series][name][()]  # [n, ladders x rungs, ...], rung order
+                    want = full.reshape((len(full), ladders, rungs) + full.shape[2:]).mean(axis=1)
+                    got = b[series][name][()]
+                    np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-12,
+                                               atol=1e-14, err_msg=f"{series}/{name}")
+                np.testing.assert_array_equal(a[series]["sweep"][()], b[series]["sweep"][()])
+            sf = b["correlators/structure_factor/series"]
+            s0, s_min = sf["s0"][()], sf["s_min"][()]
+            want = np.sqrt(s0 / s_min - 1) / (2 * np.sin(np.pi / 4))
+            want[~(s0 > s_min)] = np.nan
+            np.testing.assert_allclose(sf["xi2"][()], want, rtol=1e-12, equal_nan=True)
+        sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+        from analysis import lattica_file
+        run_ = lattica_file.load(self.path(means_file))
+        self.assertEqual(run_.warnings, [])
+        self.assertEqual(run_.timeslice.replicas, rungs)
+        self.assertEqual(run_.structure_factor.chain("s0").shape[1], rungs)
+        # Values stored per measurement: S(0), S(k_min), xi2 once, not per replica.
+        with h5py.File(self.path(means_file)) as f:
+            self.assertEqual(f["correlators/structure_factor/series/s0"].shape, (400,))
+
     def test_plain_means_are_the_replicas_means(self):
         self.check_means("plain_replicas.h5", "plain_means.h5", 64, 1, 3)
+        self.check_correlator_means("plain_replicas.h5", "plain_means.h5", 64, 1)
         # Values stored per measurement: 4 moments of 2 observables, not 64 replicas of 2.
         for name, per_row in (("plain_means.h5", 8), ("plain_replicas.h5", 128)):
             with h5py.File(self.path(name)) as f:
