@@ -92,6 +92,10 @@ CASES = {
                          [(2, None), (4, [2, 2, 1])], 0),
     "phi4_2d_spectral": ("[8, 16]", 'kind = "phi4"\nkappa = 0.2\nlambda = 1.0\nprecision = "float"',
                          "", [(2, None), (4, [4, 1])], 1e-5),
+    # measure.structure_factor_tables = "radial": only the summaries, rank 0 alone writes them.
+    "phi4_2d_spectral_radial": ("[8, 16]",
+                                'kind = "phi4"\nkappa = 0.2\nlambda = 1.0\nprecision = "float"',
+                                "", [(2, None), (4, [4, 1])], 1e-5),
     "phi4_3d_spectral": ("[2, 8, 12]",
                          'kind = "phi4"\nkappa = 0.18\nlambda = 1.1\nprecision = "double"',
                          "replicas = 2", [(2, [1, 2, 1]), (4, [1, 4, 1])], 1e-12),
@@ -135,6 +139,7 @@ SPECTRAL_RTOL = 1e-12
 WHOLE_LATTICE = ("phi4_3d_mala", "phi4_3d_langevin")
 EXTRA_INPUT = {"ising3d_spectral": SPECTRAL,
                "phi4_2d_spectral": SPECTRAL,
+               "phi4_2d_spectral_radial": SPECTRAL + 'structure_factor_tables = "radial"\n',
                "phi4_3d_spectral": SPECTRAL,
                "phi4_3d_mala": '[update]\nsequence = ["mala", "overrelaxation"]\n'
                                'langevin_step = 0.12\ntune = false\n',  # accepts most
