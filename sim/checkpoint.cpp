@@ -23,6 +23,7 @@ namespace {
 constexpr char kMagic[8] = {'L', 'A', 'T', 'C', 'K', 'P', 'T', '1'};
 constexpr uint32_t kVersion = 1;       // the configuration inside
 constexpr uint32_t kPartsVersion = 2;  // a manifest: the parts first, then version 1's payload
+constexpr uint32_t kMulticanonicalVersion = 3;   // a MulticanonicalCheckpoint
 constexpr uint32_t kByteOrderMark = 0x01020304;  // refuses files from the other endianness
 
 /// FNV-1a over the payload: detects a truncated or damaged file.
@@ -280,11 +281,14 @@ Checkpoint deserialize(Reader& r, bool parts) {
 
 std::string checkpoint_path(const std::string& output_path) { return output_path + ".checkpoint"; }
 
-void write_checkpoint(const std::string& path, const Checkpoint& c) {
-  const std::vector<unsigned char> payload = serialize(c);
+namespace {
+
+/// Replaces the file at path atomically by the header (format `version`) and `payload`.
+void write_checkpoint_file(const std::string& path, uint32_t version,
+                           const std::vector<unsigned char>& payload) {
   Writer header;
   for (char m : kMagic) header.put(m);
-  header.put(c.parts.generation.empty() ? kVersion : kPartsVersion);
+  header.put(version);
   header.put(kByteOrderMark);
   header.put<uint64_t>(payload.size());
   header.put(checksum(payload.data(), payload.size()));
@@ -321,7 +325,8 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   sync_directory_of(path);  // and the rename reaches the disk
 }
 
-Checkpoint read_checkpoint(const std::string& path) {
+/// A checkpoint file's format version and payload, its header and checksum checked.
+std::pair<uint32_t, std::vector<unsigned char>> read_checkpoint_file(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) fail_io("open", path);
   std::vector<unsigned char> bytes;
@@ -337,7 +342,7 @@ Checkpoint read_checkpoint(const std::string& path) {
     if (header.get<char>() != m) header.fail("not a Lattica checkpoint");
   }
   const auto version = header.get<uint32_t>();
-  if (version != kVersion && version != kPartsVersion)
+  if (version != kVersion && version != kPartsVersion && version != kMulticanonicalVersion)
     header.fail("written by another format version");
   if (header.get<uint32_t>() != kByteOrderMark)
     header.fail("written on a machine of other byte order");
@@ -346,8 +351,85 @@ Checkpoint read_checkpoint(const std::string& path) {
   const size_t start = sizeof kMagic + 2 * sizeof(uint32_t) + 2 * sizeof(uint64_t);
   if (bytes.size() - start != size) header.fail("truncated");
   if (checksum(bytes.data() + start, size) != sum) header.fail("checksum mismatch (damaged)");
-  Reader r(bytes.data() + start, size, path);
+  return {version, std::vector<unsigned char>(bytes.begin() + start, bytes.end())};
+}
+
+}  // namespace
+
+void write_checkpoint(const std::string& path, const Checkpoint& c) {
+  write_checkpoint_file(path, c.parts.generation.empty() ? kVersion : kPartsVersion, serialize(c));
+}
+
+Checkpoint read_checkpoint(const std::string& path) {
+  const auto [version, payload] = read_checkpoint_file(path);
+  Reader r(payload.data(), payload.size(), path);
+  if (version == kMulticanonicalVersion)
+    r.fail("a multicanonical run's checkpoint ([multicanonical])");
   return deserialize(r, version == kPartsVersion);
+}
+
+void write_multicanonical_checkpoint(const std::string& path, const MulticanonicalCheckpoint& c) {
+  Writer w;
+  w.put(c.chain_config);
+  w.put(c.sweep);
+  w.put(c.phase);
+  w.put(c.phase_done);
+  w.put(c.wang_landau_sweeps);
+  w.put(c.lnf);
+  w.put(c.stages);
+  w.put(c.log_g);
+  w.put(c.stage_counts);
+  w.put(c.visited);
+  w.put(c.log_weight);
+  w.put(c.histogram);
+  w.put(c.sweeps);
+  w.put(c.energy_series);
+  w.put(c.order_series);
+  w.put(c.spins);
+  write_checkpoint_file(path, kMulticanonicalVersion, w.bytes);
+}
+
+MulticanonicalCheckpoint read_multicanonical_checkpoint(const std::string& path) {
+  const auto [version, payload] = read_checkpoint_file(path);
+  Reader r(payload.data(), payload.size(), path);
+  if (version != kMulticanonicalVersion) r.fail("not a multicanonical run's checkpoint");
+  MulticanonicalCheckpoint c;
+  c.chain_config = r.get_string();
+  c.sweep = r.get<uint64_t>();
+  c.phase = r.get<int32_t>();
+  c.phase_done = r.get<int64_t>();
+  c.wang_landau_sweeps = r.get<int64_t>();
+  c.lnf = r.get<double>();
+  c.stages = r.get<int32_t>();
+  c.log_g = r.get_vector<double>();
+  c.stage_counts = r.get_vector<uint64_t>();
+  c.visited = r.get_vector<uint8_t>();
+  c.log_weight = r.get_vector<double>();
+  c.histogram = r.get_vector<int64_t>();
+  c.sweeps = r.get_vector<int64_t>();
+  c.energy_series = r.get_vector<int32_t>();
+  c.order_series = r.get_vector<int32_t>();
+  c.spins = r.get_vector<uint8_t>();
+  const size_t bins = c.log_g.size();
+  const bool fits = r.done() && c.phase >= 0 && c.phase <= 2 && c.phase_done >= 0 &&
+                    c.stage_counts.size() == bins && c.visited.size() == bins &&
+                    (c.phase == 0 || c.log_weight.size() == bins) &&
+                    (c.phase < 2 || (c.histogram.size() == bins &&
+                                     c.sweeps.size() == static_cast<size_t>(c.phase_done)));
+  if (!fits) r.fail("holds what no multicanonical run writes");
+  return c;
+}
+
+bool is_multicanonical_checkpoint(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  unsigned char head[sizeof kMagic + sizeof(uint32_t)] = {};
+  const size_t n = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  uint32_t version = 0;
+  std::memcpy(&version, head + sizeof kMagic, sizeof version);
+  return n == sizeof head && std::memcmp(head, kMagic, sizeof kMagic) == 0 &&
+         version == kMulticanonicalVersion;
 }
 
 }  // namespace lattica

@@ -47,6 +47,28 @@ struct Checkpoint {
   CheckpointParts parts;
 };
 
+/// A multicanonical run's checkpoint (sim/run/multicanonical_run.cpp): where its phases are, the
+/// Wang-Landau state, the frozen weights and the production so far, and every walker's spins.
+/// Written at the end of a Wang-Landau iteration, of a thermalization chunk or of a measurement.
+struct MulticanonicalCheckpoint {
+  std::string chain_config;  ///< the input keys that determine the chain (config.hpp)
+  uint64_t sweep = 0;        ///< sweeps every walker has done
+  int32_t phase = 0;         ///< 0 Wang-Landau, 1 thermalization, 2 production
+  int64_t phase_done = 0;    ///< the phase's sweeps (Wang-Landau, thermalization) or measurements
+  int64_t wang_landau_sweeps = 0;  ///< Wang-Landau's sweeps (all of them once past it)
+  // Wang-Landau (WangLandauState)
+  double lnf = 0;
+  int32_t stages = 0;
+  std::vector<double> log_g;
+  std::vector<uint64_t> stage_counts;
+  std::vector<uint8_t> visited;
+  // past Wang-Landau: the frozen log weights; in production its sums so far
+  std::vector<double> log_weight;
+  std::vector<int64_t> histogram, sweeps;
+  std::vector<int32_t> energy_series, order_series;
+  std::vector<uint8_t> spins;  ///< [site * walkers + walker]
+};
+
 /// The checkpoint file of an output file.
 std::string checkpoint_path(const std::string& output_path);
 
@@ -57,5 +79,13 @@ void write_checkpoint(const std::string& path, const Checkpoint& c);
 /// missing, truncated, corrupt (checksum), of another format version, or holds what no run
 /// writes (negative counts, a snapshot after its sweep, histograms that do not add up, ...).
 Checkpoint read_checkpoint(const std::string& path);
+
+/// The same for a multicanonical run's checkpoint (another format version: neither reader
+/// takes the other's file).
+void write_multicanonical_checkpoint(const std::string& path, const MulticanonicalCheckpoint& c);
+MulticanonicalCheckpoint read_multicanonical_checkpoint(const std::string& path);
+
+/// Whether the checkpoint at path is a multicanonical run's (false for a missing or other file).
+bool is_multicanonical_checkpoint(const std::string& path);
 
 }  // namespace lattica

@@ -15,8 +15,10 @@ namespace lattica::cli {
 RunMetadata config_metadata(const Config& config);
 
 /// Runs a multicanonical point ([multicanonical]): Wang-Landau, then the production with
-/// frozen weights, written to the output (`force`: over an existing one). One process only.
-void run_multicanonical_point(const Config& config, Communicator& world, bool force, bool quiet);
+/// frozen weights, written to the output (`force`: over an existing one; `resume`: from its
+/// checkpoint). One process only. Returns true when it stopped early with a checkpoint.
+bool run_multicanonical_point(const Config& config, Communicator& world, bool force, bool quiet,
+                              bool resume);
 
 /// Creates the engine the configuration asks for; "auto" prefers a usable GPU (on every rank,
 /// or the CPU on every rank). Ranks take the GPUs of their node in turn: the one of local rank

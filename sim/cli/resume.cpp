@@ -13,24 +13,37 @@
 
 namespace lattica::cli {
 
-Checkpoint checkpoint_to_resume(const Config& config) {
-  const std::string path = checkpoint_path(config.output_path);
-  Checkpoint c;
+namespace {
+
+/// What `read` reads from a checkpoint file, its CheckpointError an InputError of --resume.
+template <class Read>
+auto read_to_resume(const Read& read) {
   try {
-    c = read_checkpoint(path);
+    return read();
   } catch (const CheckpointError& e) {
     throw InputError(std::string("--resume: ") + e.what());
   }
-  const std::vector<std::string> changed = chain_differences(c.chain_config, config.chain_toml);
-  if (!changed.empty()) {
-    std::string list;
-    for (const std::string& line : changed) list += "\n  " + line;
-    throw InputError("--resume: " + path +
-                     " continues a chain with other settings; these keys differ "
-                     "(only run.measurements may grow, and the backend, threads, "
-                     "device, output and checkpoint keys change):" +
-                     list);
-  }
+}
+
+/// Refuses the checkpoint at path when its chain keys (`chain`) are not the input's.
+void refuse_other_chain(const std::string& path, const std::string& chain, const Config& config) {
+  const std::vector<std::string> changed = chain_differences(chain, config.chain_toml);
+  if (changed.empty()) return;
+  std::string list;
+  for (const std::string& line : changed) list += "\n  " + line;
+  throw InputError("--resume: " + path +
+                   " continues a chain with other settings; these keys differ "
+                   "(only run.measurements may grow, and the backend, threads, "
+                   "device, output and checkpoint keys change):" +
+                   list);
+}
+
+}  // namespace
+
+Checkpoint checkpoint_to_resume(const Config& config) {
+  const std::string path = checkpoint_path(config.output_path);
+  const Checkpoint c = read_to_resume([&] { return read_checkpoint(path); });
+  refuse_other_chain(path, c.chain_config, config);
   const int64_t total = config.total_sweeps();
   if (total < c.sweep) {
     throw InputError("--resume: run.measurements = " + std::to_string(config.measurements) +
@@ -83,9 +96,38 @@ void read_resumed_configuration(Checkpoint& c, const Config& config, Communicato
   }
 }
 
+MulticanonicalCheckpoint multicanonical_checkpoint_to_resume(const Config& config) {
+  const std::string path = checkpoint_path(config.output_path);
+  const MulticanonicalCheckpoint c =
+      read_to_resume([&] { return read_multicanonical_checkpoint(path); });
+  refuse_other_chain(path, c.chain_config, config);
+  if (c.phase == 2 && c.phase_done > config.measurements) {
+    throw InputError("--resume: run.measurements = " + std::to_string(config.measurements) +
+                     ", but the checkpoint holds " + std::to_string(c.phase_done) +
+                     " measurements");
+  }
+  const int64_t bins = static_cast<int64_t>(config.dims.size()) * config.volume() + 1;
+  const auto spins = static_cast<size_t>(config.volume() * config.muca_walkers);
+  if (static_cast<int64_t>(c.log_g.size()) != bins || c.spins.size() != spins)
+    throw InputError("--resume: checkpoint " + path + " holds another lattice or walker count");
+  return c;
+}
+
 PointStart resume_start(const Config& config, bool sweep) {
   std::error_code ec;
   const bool has_output = std::filesystem::exists(config.output_path, ec);
+  if (config.multicanonical) {
+    if (std::filesystem::exists(checkpoint_path(config.output_path), ec)) {
+      const MulticanonicalCheckpoint c = multicanonical_checkpoint_to_resume(config);
+      const bool done = c.phase == 2 && c.phase_done == config.measurements &&
+                        output_finished(config.output_path);
+      return done ? PointStart::skip : PointStart::resume;
+    }
+    if (has_output && output_finished(config.output_path)) return PointStart::skip;
+    throw InputError("--resume: " + config.output_path +
+                     " has no checkpoint (a multicanonical run writes them with "
+                     "run.checkpoint_every, run.checkpoint_minutes or run.walltime)");
+  }
   if (config.annealing()) {  // a finished one is skipped like any other point
     if (has_output && output_finished(config.output_path)) return PointStart::skip;
     throw InputError("--resume: " + config.output_path +

@@ -16,6 +16,9 @@ enum class PointStart : int8_t { fresh, resume, skip };
 /// nothing touched) when there is none or it belongs to another chain.
 Checkpoint checkpoint_to_resume(const Config& config);
 
+/// The same for a multicanonical point: its checkpoint, checked against the input.
+MulticanonicalCheckpoint multicanonical_checkpoint_to_resume(const Config& config);
+
 /// A decomposed checkpoint's configuration (collective): this rank's box with its ghost layers,
 /// or the whole lattice when alone, read from the parts into c.engine; nothing for a single-file
 /// checkpoint. InputError on every rank when one rank cannot read its box.

@@ -113,7 +113,9 @@ int run_input(const CliOptions& options, const std::shared_ptr<Communicator>& wo
       }
       if (c.multicanonical) {
         write_index();
-        run_multicanonical_point(c, *world, options.force, quiet);
+        if (run_multicanonical_point(c, *world, options.force, quiet,
+                                     starts[i] == PointStart::resume))
+          return kExitStopped;
         continue;
       }
       std::unique_ptr<Engine> engine = make_engine(c, world, quiet);

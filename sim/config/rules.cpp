@@ -230,12 +230,6 @@ void check_multicanonical(const Config& c, Reader& r) {
   }
   if (c.replicas != 1)
     refuse("run", "replicas", "use multicanonical.walkers for independent walkers");
-  const std::string no_checkpoint =
-      "multicanonical runs write no checkpoints (the Wang-Landau state is not part of the "
-      "checkpoint format); remove the key";
-  if (c.checkpoint_every > 0) refuse("run", "checkpoint_every", no_checkpoint);
-  if (c.checkpoint_minutes > 0) refuse("run", "checkpoint_minutes", no_checkpoint);
-  refuse("run", "walltime", no_checkpoint);
   if (c.snapshot_every > 0)
     refuse("output", "snapshot_every", "not available with [multicanonical]");
   if (c.structure_factor)

@@ -1,9 +1,13 @@
 // Multicanonical runs from the command line: hostile [multicanonical] inputs exit 2 naming the
-// key, the value and the reason and write nothing; a run writes /multicanonical.
+// key, the value and the reason and write nothing; a run writes /multicanonical; a run stopped
+// by a signal in any phase, or extended by more measurements, continues with --resume to the
+// uninterrupted run's file.
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <signal.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -35,9 +39,6 @@ TEST_F(Cli, BadMulticanonicalInputExitsTwoAndWritesNothing) {
        muca_input("kind = \"ising\"\nbeta = 0.4", "walkers = 8",
                   "[update]\nalgorithm = \"wolff\"\n"),
        {"update.algorithm", "'wolff'", "only \"metropolis\""}},
-      {"checkpoints",
-       muca_input("kind = \"ising\"\nbeta = 0.4", "walkers = 8", "checkpoint_every = 100\n"),
-       {"run.checkpoint_every", "no checkpoints"}},
       {"replicas",
        muca_input("kind = \"ising\"\nbeta = 0.4", "walkers = 8", "replicas = 4\n"),
        {"run.replicas", "multicanonical.walkers"}},
@@ -95,6 +96,55 @@ TEST_F(Cli, MulticanonicalRunWritesItsGroup) {
   EXPECT_EQ(total, 20 * 2 * 8);
   const std::vector<int64_t> sweeps = read_int64s(file.get(), "/multicanonical/sweep");
   EXPECT_EQ(sweeps.back() - sweeps.front(), 19 * 2);
+}
+
+/// A 6x6 Potts q = 3 run of 16 walkers, about a second on one core: Wang-Landau to ln f = 1e-3
+/// in iterations of 20 sweeps, a checkpoint every 200 sweeps, `measurements` measurements.
+std::string resumable_input(int measurements) {
+  return "[lattice]\ndims = [6, 6]\n[model]\nkind = \"potts\"\nq = 3\nbeta = 1.0\n"
+         "[multicanonical]\nwalkers = 16\nlnf_final = 1e-3\nsweeps_per_iteration = 20\n"
+         "[run]\nthermalization = 10\nmeasure_every = 2\nseed = 3\ncheckpoint_every = 200\n"
+         "backend = \"cpu\"\nmeasurements = " +
+         std::to_string(measurements) + "\n";
+}
+
+// SIGTERM soon after the first checkpoint stops the run in Wang-Landau (exit 75, a checkpoint);
+// --resume continues it to every dataset of the uninterrupted run, byte for byte.
+TEST_F(Cli, MulticanonicalSignalThenResumeIsTheSameRun) {
+  std::ofstream(path("in.toml")) << resumable_input(40);
+  ASSERT_EQ(sim({path("in.toml"), "-o", "reference.h5", "-q"}).exit_code, 0);
+  const pid_t pid = start({path("in.toml"), "-o", "out.h5", "-q"});
+  wait_for_file(path("out.h5.checkpoint"));
+  kill(pid, SIGTERM);
+  const RunResult stopped = finish(pid);
+  ASSERT_EQ(stopped.exit_code, 75) << stopped;
+  EXPECT_NE(stopped.err.find("--resume"), std::string::npos) << stopped;
+  const RunResult resumed = sim({path("in.toml"), "-o", "out.h5", "--resume"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed;
+  EXPECT_NE(resumed.err.find("resuming at sweep"), std::string::npos) << resumed;
+  expect_same_datasets(path("reference.h5"), path("out.h5"));
+  // A finished run with checkpoints keeps its last one; --resume with as many measurements
+  // has nothing to do.
+  const RunResult again = sim({path("in.toml"), "-o", "out.h5", "--resume"});
+  EXPECT_EQ(again.exit_code, 0) << again;
+  EXPECT_NE(again.err.find("finished"), std::string::npos) << again;
+}
+
+// A finished run extended with more measurements is the longer run; a changed chain key is
+// refused (exit 2) naming the key.
+TEST_F(Cli, MulticanonicalRunExtendsWithMoreMeasurements) {
+  std::ofstream(path("long.toml")) << resumable_input(40);
+  std::ofstream(path("short.toml")) << resumable_input(16);
+  ASSERT_EQ(sim({path("long.toml"), "-o", "reference.h5", "-q"}).exit_code, 0);
+  ASSERT_EQ(sim({path("short.toml"), "-o", "out.h5", "-q"}).exit_code, 0);
+  const RunResult longer =
+      sim({path("short.toml"), "-o", "out.h5", "--resume", "-q", "--set", "run.measurements=40"});
+  ASSERT_EQ(longer.exit_code, 0) << longer;
+  expect_same_datasets(path("reference.h5"), path("out.h5"));
+  const RunResult other = sim({path("long.toml"), "-o", "out.h5", "--resume", "--set",
+                               "run.measurements=50", "--set", "model.beta=1.1"});
+  EXPECT_EQ(other.exit_code, 2) << other;
+  EXPECT_NE(other.err.find("model.beta"), std::string::npos) << other;
 }
 
 }  // namespace

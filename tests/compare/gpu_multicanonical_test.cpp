@@ -9,6 +9,7 @@
 #include "sim/engine/multicanonical/wang_landau.hpp"
 #include "sim/run/multicanonical_run.hpp"
 #include "tests/support/gpu.hpp"
+#include "tests/support/muca_resume.hpp"
 
 namespace lattica {
 namespace {
@@ -74,16 +75,16 @@ void expect_same_run(const Config& c) {
   EXPECT_EQ(a.order_series, b.order_series);
 }
 
-TEST(GpuMulticanonical, WholeRunMatchesTheCpu) {
-  LATTICA_REQUIRE_GPU_OR_SKIP();
+/// A short q = 10 Potts run of 6^2 sites: Wang-Landau to ln f = 0.01, 20 measurements.
+Config potts10_config(uint64_t seed, int64_t walkers) {
   Config c;
   c.model_kind = "potts";
   c.q = 10;
   c.dims = {6, 6};
-  c.seed = 11;
+  c.seed = seed;
   c.start = "hot";
   c.multicanonical = true;
-  c.muca_walkers = 4096;
+  c.muca_walkers = walkers;
   c.muca_sweeps_per_iteration = 5;
   c.muca_lnf_initial = 0.1;
   c.muca_lnf_final = 0.01;
@@ -91,12 +92,36 @@ TEST(GpuMulticanonical, WholeRunMatchesTheCpu) {
   c.thermalization = 10;
   c.measurements = 20;
   c.measure_every = 3;
+  return c;
+}
+
+TEST(GpuMulticanonical, WholeRunMatchesTheCpu) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  Config c = potts10_config(11, 4096);
   expect_same_run(c);
   // A window that the hot walkers start below (they approach it), from canonical weights.
   c.muca_window = {-1.9, -0.8};
   c.muca_initial_weights = "canonical";
   c.beta = 1.4;
   expect_same_run(c);
+}
+
+// A CPU run's checkpoint, taken in Wang-Landau and in production, continued on the GPU's
+// walkers: the uninterrupted CPU run bit for bit (set_spins and the counts on the device).
+TEST(GpuMulticanonical, CpuCheckpointContinuedOnTheGpuIsTheSameRun) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  const Config c = potts10_config(12, 2048);
+  std::unique_ptr<WalkerEnsemble> cpu = make_cpu_walkers(walker_settings(c));
+  const MulticanonicalRecord straight = run_multicanonical(c, *cpu, true);
+  const auto wang_landau = static_cast<uint64_t>(straight.wang_landau_sweeps);
+  for (uint64_t sweep : {wang_landau / 2, wang_landau + 10 + 30}) {
+    std::unique_ptr<WalkerEnsemble> first = make_cpu_walkers(walker_settings(c));
+    const MulticanonicalCheckpoint at = test::stop_at(c, *first, sweep);
+    std::unique_ptr<WalkerEnsemble> gpu = make_cuda_walkers(walker_settings(c));
+    bool stopped = true;
+    test::expect_same_record(straight, run_multicanonical(c, *gpu, true, &at, {}, &stopped));
+    EXPECT_FALSE(stopped);
+  }
 }
 
 }  // namespace

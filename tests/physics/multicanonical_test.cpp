@@ -14,6 +14,7 @@
 #include "sim/run/multicanonical_run.hpp"
 #include "tests/support/exact_ising.hpp"
 #include "tests/support/exact_potts.hpp"
+#include "tests/support/muca_resume.hpp"
 
 namespace lattica {
 namespace {
@@ -235,6 +236,30 @@ TEST(WangLandau, ThresholdsKeepWalkersInTheWindowAndBringOthersIn) {
   EXPECT_EQ(at(5, -2), certain);  // above it likewise
   EXPECT_EQ(at(5, 0), certain);
   EXPECT_EQ(at(5, 1), 0u);
+}
+
+// A run stopped in Wang-Landau, in thermalization and in production, and continued on fresh
+// walkers from its checkpoint, is the uninterrupted run bit for bit.
+TEST(Multicanonical, RunContinuedFromACheckpointInEveryPhaseIsTheSameRun) {
+  Config c = muca_config("potts", 3, {4, 4}, 2);
+  c.muca_lnf_final = 0.05;
+  c.thermalization = 40;
+  c.measurements = 30;
+  c.measure_every = 3;
+  c.chain_toml = "chain";
+  const MulticanonicalRecord straight = run_cpu(c);
+  const uint64_t wang_landau = static_cast<uint64_t>(straight.wang_landau_sweeps);
+  for (uint64_t sweep : {wang_landau / 2, wang_landau + 1, wang_landau + 40 + 30}) {
+    std::unique_ptr<WalkerEnsemble> first = make_cpu_walkers(walker_settings(c));
+    const MulticanonicalCheckpoint at = test::stop_at(c, *first, sweep);
+    const int32_t phase = sweep < wang_landau ? 0 : sweep <= wang_landau + 40 ? 1 : 2;
+    EXPECT_EQ(at.phase, phase) << "stopped at sweep " << at.sweep;
+    std::unique_ptr<WalkerEnsemble> second = make_cpu_walkers(walker_settings(c));
+    bool stopped = true;
+    const MulticanonicalRecord resumed = run_multicanonical(c, *second, true, &at, {}, &stopped);
+    EXPECT_FALSE(stopped);
+    test::expect_same_record(straight, resumed);
+  }
 }
 
 }  // namespace

@@ -36,8 +36,10 @@ class WalkerEnsemble {
   virtual std::vector<int32_t> bins() const = 0;
   /// Every walker's order parameter now (muca_order()).
   virtual std::vector<int32_t> orders() const = 0;
-  /// The spins, [site * walkers + walker] (for tests).
+  /// The spins, [site * walkers + walker] (for checkpoints and tests).
   virtual std::vector<uint8_t> spins() const = 0;
+  /// Replaces every walker's spins (as spins() gives them) and counts their bins anew.
+  virtual void set_spins(const std::vector<uint8_t>& spins) = 0;
 
   virtual std::string backend_name() const = 0;
   virtual std::string device_name() const = 0;

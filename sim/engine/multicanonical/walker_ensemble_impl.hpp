@@ -110,6 +110,16 @@ class ExecWalkers final : public WalkerEnsemble {
 
   std::vector<uint8_t> spins() const override { return host_copy(spins_); }
 
+  void set_spins(const std::vector<uint8_t>& spins) override {
+    if (static_cast<int64_t>(spins.size()) != spins_.size())
+      throw std::invalid_argument("multicanonical walkers: spins of another lattice or count");
+    for (uint8_t s : spins) {
+      if (s >= m_.q) throw std::invalid_argument("multicanonical walkers: a spin beyond q");
+    }
+    exec_.copy_to_device(spins.data(), spins_);
+    exec_.for_each(m_.walkers, MucaCountFunctor{m_});
+  }
+
   std::string backend_name() const override { return Exec::kBackendName; }
   std::string device_name() const override { return exec_.device_name(); }
   double histogram_seconds() const override { return histogram_seconds_; }

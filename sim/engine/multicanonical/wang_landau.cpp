@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "kernels/models/ising.hpp"  // metropolis_threshold
 
@@ -20,6 +21,16 @@ WangLandau::WangLandau(const std::vector<double>& initial_log_g, MucaWindow wind
   if (window.first < 0 || window.last < window.first ||
       window.last >= static_cast<int64_t>(initial_log_g.size()))
     throw std::invalid_argument("WangLandau: the window must lie within the bins");
+}
+
+WangLandau::WangLandau(WangLandauState state, MucaWindow window, const WangLandauSettings& settings)
+    : WangLandau(state.log_g, window, settings) {
+  if (state.stage_counts.size() != log_g_.size() || state.visited.size() != log_g_.size())
+    throw std::invalid_argument("WangLandau: a state of another number of bins");
+  lnf_ = state.lnf;
+  stages_ = state.stages;
+  stage_counts_ = std::move(state.stage_counts);
+  visited_ = std::move(state.visited);
 }
 
 bool WangLandau::add(const std::vector<uint64_t>& counts) {

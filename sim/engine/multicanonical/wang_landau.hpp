@@ -20,6 +20,15 @@ struct WangLandauSettings {
   double flatness = 0.8;     ///< flat: every visited bin's count >= flatness x their mean
 };
 
+/// What a Wang-Landau estimate continues from (a checkpoint's).
+struct WangLandauState {
+  double lnf = 0;
+  int stages = 0;
+  std::vector<double> log_g;
+  std::vector<uint64_t> stage_counts;
+  std::vector<uint8_t> visited;
+};
+
 /// The Wang-Landau schedule. After each iteration (all walkers' sweeps with fixed weights),
 /// add() raises ln g(E) of every bin of the window by ln f x (its visits / the mean visits of
 /// the bins visited in that iteration): the mean visited bin rises by ln f, whatever the number
@@ -32,6 +41,12 @@ class WangLandau {
   /// initial_log_g: one value per bin, the starting estimate (zeros: flat weights).
   WangLandau(const std::vector<double>& initial_log_g, MucaWindow window,
              const WangLandauSettings& settings);
+
+  /// Continues from `state` (one entry per bin in each vector).
+  WangLandau(WangLandauState state, MucaWindow window, const WangLandauSettings& settings);
+
+  /// Everything add() changes, to continue from later.
+  WangLandauState state() const { return {lnf_, stages_, log_g_, stage_counts_, visited_}; }
 
   /// Adds one iteration's visit counts (one per bin); returns whether it ended a stage.
   bool add(const std::vector<uint64_t>& counts);
