@@ -420,16 +420,4 @@ MulticanonicalCheckpoint read_multicanonical_checkpoint(const std::string& path)
   return c;
 }
 
-bool is_multicanonical_checkpoint(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
-  unsigned char head[sizeof kMagic + sizeof(uint32_t)] = {};
-  const size_t n = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
-  uint32_t version = 0;
-  std::memcpy(&version, head + sizeof kMagic, sizeof version);
-  return n == sizeof head && std::memcmp(head, kMagic, sizeof kMagic) == 0 &&
-         version == kMulticanonicalVersion;
-}
-
 }  // namespace lattica

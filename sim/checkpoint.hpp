@@ -85,7 +85,4 @@ Checkpoint read_checkpoint(const std::string& path);
 void write_multicanonical_checkpoint(const std::string& path, const MulticanonicalCheckpoint& c);
 MulticanonicalCheckpoint read_multicanonical_checkpoint(const std::string& path);
 
-/// Whether the checkpoint at path is a multicanonical run's (false for a missing or other file).
-bool is_multicanonical_checkpoint(const std::string& path);
-
 }  // namespace lattica
