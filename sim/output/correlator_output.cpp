@@ -98,7 +98,6 @@ void write_averaged_over(hid_t group, int ladders) {
 
 std::vector<double> ladder_means(const std::vector<double>& values, int64_t count, int replicas,
                                  int ladders, size_t block) {
-  if (ladders <= 1) return values;
   const auto width = static_cast<size_t>(replicas / ladders);
   std::vector<double> means(static_cast<size_t>(count) * width * block, 0.0);
   for (size_t j = 0; j < static_cast<size_t>(count); ++j) {
@@ -139,7 +138,10 @@ void StructureFactorOutput::append(const std::vector<int64_t>& sweeps,
   const auto count = static_cast<int64_t>(sweeps.size());
   if (count == 0) return;
   const int64_t longest_axis = *std::max_element(dims_.begin(), dims_.end());
-  const std::vector<double> columns = ladder_means(values, count, replicas_, ladders_, 2);
+  // Every replica's values as they are, or (means mode) their means.
+  const std::vector<double> means =
+      ladders_ > 1 ? ladder_means(values, count, replicas_, ladders_, 2) : std::vector<double>{};
+  const std::vector<double>& columns = ladders_ > 1 ? means : values;
   const size_t rows = static_cast<size_t>(count) * static_cast<size_t>(replicas_ / ladders_);
   std::vector<double> s0(rows), s_min(rows), xi2(rows);
   for (size_t i = 0; i < rows; ++i) {
@@ -258,8 +260,9 @@ void TimesliceOutput::append(const std::vector<int64_t>& sweeps,
                              const std::vector<double>& values) {
   const auto count = static_cast<int64_t>(sweeps.size());
   if (count == 0) return;
-  const std::vector<double> columns = ladder_means(values, count, replicas_, ladders_, block_);
-  series_.append(count, {columns.data(), sweeps.data()});
+  if (ladders_ <= 1) return series_.append(count, {values.data(), sweeps.data()});
+  const std::vector<double> means = ladder_means(values, count, replicas_, ladders_, block_);
+  series_.append(count, {means.data(), sweeps.data()});
 }
 
 }  // namespace lattica

@@ -13,7 +13,7 @@ namespace lattica {
 
 /// output.observables = "means": the means over the ladders of each column k < R / ladders of
 /// values [(j * R + r) * block + e] (r = l * (R / ladders) + k, added in ladder order), as
-/// /observables takes them; ladders = 1 gives the values back.
+/// /observables takes them.
 std::vector<double> ladder_means(const std::vector<double>& values, int64_t count, int replicas,
                                  int ladders, size_t block);
 
