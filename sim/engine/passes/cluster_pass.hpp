@@ -116,6 +116,40 @@ struct MergeAcrossBoxes {
   }
 };
 
+/// Decomposed: `f`, a functor over replica * V + site, at the listed sites of every replica only;
+/// functor over replica * count + k.
+template <class F>
+struct AtListedSites {
+  F f;
+  const uint32_t* sites;  ///< count of them, lexicographic in the box
+  int64_t count;
+  int64_t volume;
+  LATTICA_HD_INLINE void operator()(int64_t k) const {
+    const int64_t r = k / count;
+    f(r * volume + sites[k - r * count]);
+  }
+};
+
+/// Decomposed: the sites that the merge across boxes reads or writes, the layers x_a = 0, 1 and
+/// extent - 2 of every split axis a (the lower ghost layer, and the two interior layers whose
+/// labels the halo exchange sends; bonds cross boxes only from layers 0 and extent - 2), over
+/// the whole extent of the other axes. A site on several such layers is listed for each.
+template <int D>
+std::vector<uint32_t> merge_layer_sites(const ClusterLattice<D>& g) {
+  std::vector<uint32_t> sites;
+  for (int a = 0; a < D; ++a) {
+    if (!g.ghosts[a]) continue;
+    const int64_t block = g.stride[a] * g.extent[a];  // the sites of axes a .. D - 1
+    for (int64_t layer : {int64_t{0}, int64_t{1}, g.extent[a] - 2}) {
+      for (int64_t k = 0; k < g.volume / g.extent[a]; ++k) {
+        const int64_t before = k / g.stride[a], after = k - before * g.stride[a];
+        sites.push_back(static_cast<uint32_t>(before * block + layer * g.stride[a] + after));
+      }
+    }
+  }
+  return sites;
+}
+
 /// Decomposed, Swendsen-Wang's estimator: this box's part of a cluster that crosses boxes.
 struct ClusterPart {
   uint64_t replica;
@@ -176,6 +210,9 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
       site_labels_ = c_.exec.template allocate<uint64_t>(sites);
       changed_ = c_.exec.template allocate<unsigned int>(1);
       crossing_ = c_.exec.template allocate<uint8_t>(sites + 1);
+      const std::vector<uint32_t> layers = merge_layer_sites(g_);
+      merge_sites_ = c_.exec.template allocate<uint32_t>(static_cast<int64_t>(layers.size()));
+      c_.exec.copy_to_device(layers.data(), merge_sites_, static_cast<int64_t>(layers.size()));
       label_box_ = std::make_unique<DecomposedBox<Exec, D>>(
           c_.exec, c_.settings, c_.lattice, sizeof(uint64_t), c_.lattice.half_last,
           c_.lattice.half_volume, c_.lattice.volume());
@@ -301,16 +338,22 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
     c_.exec.for_each(sites + 1, RootLabels<D>{g_, parent_.data(), canon_.data()});
     c_.exec.zero(crossing_);
     const ClusterLabels labels{parent_.data(), canon_.data(), g_.volume};
+    // Each round touches only the boundary layers (merge_layer_sites): O(L^(d-1)) per round.
+    const int64_t listed = merge_sites_.size();
+    const auto at_layers = [&](const auto& f) {
+      using F = std::decay_t<decltype(f)>;
+      c_.exec.for_each(c_.settings.replicas * listed,
+                       AtListedSites<F>{f, merge_sites_.data(), listed, g_.volume});
+    };
     for (int round = 0;; ++round) {
-      c_.exec.for_each(sites, StoreSiteLabels<D>{g_, labels, site_labels_.data()});
+      at_layers(StoreSiteLabels<D>{g_, labels, site_labels_.data()});
       c_.exec.side_waits_for_main();
       for (int colour = 0; colour < 2; ++colour)
         label_box_->exchange(colour, reinterpret_cast<unsigned char*>(site_labels_.data()));
       c_.exec.main_waits_for_side();
       c_.exec.zero(changed_);
-      c_.exec.for_each(sites,
-                       MergeAcrossBoxes<D>{g_, bonds_.data(), parent_.data(), site_labels_.data(),
-                                           canon_.data(), changed_.data(), crossing_.data()});
+      at_layers(MergeAcrossBoxes<D>{g_, bonds_.data(), parent_.data(), site_labels_.data(),
+                                    canon_.data(), changed_.data(), crossing_.data()});
       unsigned int changed = 0;
       c_.exec.copy_to_host(changed_, &changed, 1);
       long long any = changed;
@@ -410,6 +453,7 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
   typename Exec::template Buffer<uint64_t> site_labels_;
   typename Exec::template Buffer<unsigned int> changed_;
   typename Exec::template Buffer<uint8_t> crossing_;  ///< per node: a part of a crossing cluster
+  typename Exec::template Buffer<uint32_t> merge_sites_;  ///< merge_layer_sites, on the backend
   typename Exec::template Buffer<ClusterPart> parts_;
   typename Exec::template Buffer<uint32_t> part_count_;
   typename Exec::template Buffer<long long> extra_;
