@@ -196,7 +196,7 @@ struct IsingModel {
   }
   /// ln of the Boltzmann weight of a configuration with these sums, -beta H (parallel
   /// tempering's exchanges and reweighting across rungs).
-  static double log_weight(const Params& p, const Sums& s, double) {
+  LATTICA_HD static double log_weight(const Params& p, const Sums& s, double) {
     return p.beta * (static_cast<double>(s.bonds) + p.field * static_cast<double>(s.magnetization));
   }
   /// Observables per site from exact sums; the same doubles on every backend.

@@ -314,7 +314,7 @@ struct OnModel {
     return d;
   }
   /// ln of the Boltzmann weight, -beta H = beta (sum_<ij> s_i . s_j + h M_0).
-  static double log_weight(const Params& p, const Sums& s, double) {
+  LATTICA_HD static double log_weight(const Params& p, const Sums& s, double) {
     double bonds = 0;
     for (int a = 0; a < p.dims; ++a) bonds += s.bonds[a];
     return p.beta * (bonds + p.field * s.m[0]);

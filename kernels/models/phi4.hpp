@@ -160,12 +160,12 @@ struct Phi4Model {
   }
   /// The action S = sum_x [-2 kappa sum_mu phi_x phi_{x+mu} + phi_x^2 + lambda (phi_x^2 - 1)^2
   /// - h phi_x] of a configuration with these sums.
-  static double action(const Params& p, const Sums& s, double volume) {
+  LATTICA_HD static double action(const Params& p, const Sums& s, double volume) {
     return -2.0 * p.kappa * s.links + s.phi2 + p.lambda * (s.phi4 - 2.0 * s.phi2 + volume) -
            p.field * s.phi;
   }
   /// ln of the Boltzmann weight, -S.
-  static double log_weight(const Params& p, const Sums& s, double volume) {
+  LATTICA_HD static double log_weight(const Params& p, const Sums& s, double volume) {
     return -action(p, s, volume);
   }
   static void observables(const Params& p, const Sums& s, double volume, double* out) {

@@ -193,7 +193,7 @@ struct PottsModel {
             "imaginary part of the complex magnetization"};
   }
   /// ln of the Boltzmann weight, -beta H = beta (sum delta(s_i, s_j) + h N_0).
-  static double log_weight(const Params& p, const Sums& s, double) {
+  LATTICA_HD static double log_weight(const Params& p, const Sums& s, double) {
     return p.beta * (static_cast<double>(s.bonds) + p.field * static_cast<double>(s.zeros));
   }
   static void observables(const Params& p, const Sums& s, double volume, double* out) {

@@ -109,6 +109,7 @@ class LatticeEngine final : public Engine {
 
   void collect(MeasurementBatch& out) override {
     Communicator* ranks = box_ ? &box_->communicator() : nullptr;
+    if (tempering_.on()) queued_rungs_ = tempering_.recorded_rungs(queue_.queued());
     queue_.collect(params_, static_cast<double>(volume_), ranks, out,
                    tempering_.on() ? record_params() : nullptr);
     estimates_.append_to(out, Model::observable_names(params_).size(), ranks);
@@ -331,9 +332,8 @@ class LatticeEngine final : public Engine {
       spectral_->measure(measurements_, queue_.queued());
     }
     ++measurements_;
+    tempering_.record_rungs(queue_.queued());
     queue_.push();
-    const std::vector<int32_t>& rungs = tempering_.state().rung_of_slot;
-    queued_rungs_.insert(queued_rungs_.end(), rungs.begin(), rungs.end());
   }
 
   /// Tempered: the couplings of each queued record (its slot's rung when it was measured).

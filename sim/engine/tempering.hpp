@@ -2,19 +2,35 @@
 // Parallel tempering as a part of an engine: each rung's Params (built by the model's own
 // model_params() from the rung's couplings, so the per-site physics has one source of truth),
 // the per-slot table the passes read (kernels/models/replica_params.hpp), and the exchange
-// rounds between sweeps (sim/engine/tempering_ladder.hpp). Exchange decisions are taken on the
-// host from each configuration's sums (exact integers for discrete models), summed over the
-// ranks of a decomposed run, so every backend and rank count takes the same ones.
+// rounds between sweeps. Exchange decisions come from each configuration's sums (exact integers
+// for discrete models) and exchange_accepted, which gives the same bits on host and GPU, so
+// every backend and rank count takes the same ones:
+//   - one process: on the backend (ExchangeSlots, kernels/ensemble/replica_exchange.hpp), which
+//     also writes the table, so a GPU never waits for the host between sweeps. The rounds'
+//     permutations go to a log on the backend; their statistics (acceptances, round trips,
+//     directions; sim/engine/tempering_ladder.hpp) are settled on the host from it when
+//     something reads them (state(), a feedback step, a full log);
+//   - decomposed: on the host (exchange_round), from the sums added over the ranks.
+// A measurement records the slots' rungs of its moment on the backend (record_rungs).
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/ensemble/replica_exchange.hpp"
 #include "sim/communicator.hpp"
 #include "sim/engine/model_params.hpp"
 #include "sim/engine/tempering_ladder.hpp"
 
 namespace lattica {
+
+/// Copies the slots' rungs (a measurement's record); functor over slots.
+struct CopyRungs {
+  const int32_t* from;
+  int32_t* to;
+  LATTICA_HD_INLINE void operator()(int64_t s) const { to[s] = from[s]; }
+};
 
 /// Parallel tempering's part of one engine; off (no table, no exchanges) when the settings
 /// have no ladder.
@@ -43,6 +59,14 @@ class Tempering {
     host_table_.resize(static_cast<size_t>(settings.replicas));
     sums_ = exec.template allocate<Sums>(settings.replicas);
     host_sums_.resize(static_cast<size_t>(settings.replicas));
+    rung_table_ = exec.template allocate<Params>(rungs);
+    exec.copy_to_device(rung_params_.data(), rung_table_);
+    for (auto& buffer : slot_rungs_) buffer = exec.template allocate<int32_t>(settings.replicas);
+    exec.copy_to_device(state_.rung_of_slot.data(), slot_rungs_[current_]);
+    logged_rounds_ = std::max<int64_t>(1, std::min<int64_t>(256, (1 << 22) / settings.replicas));
+    round_log_ = exec.template allocate<int32_t>(logged_rounds_ * settings.replicas);
+    measured_rungs_ =
+        exec.template allocate<int32_t>(settings.measurement_capacity * settings.replicas);
   }
 
   /// Whether the run is tempered, and its rungs per ladder.
@@ -52,29 +76,35 @@ class Tempering {
   const Params* table() const { return on() ? table_.data() : nullptr; }
   /// Rung `rung`'s Params (without the tuned step), and the permutation with its statistics.
   const Params& rung_params(int rung) const { return rung_params_[static_cast<size_t>(rung)]; }
-  const TemperingState& state() const { return state_; }
+  const TemperingState& state() const {
+    settle();
+    return state_;
+  }
 
   /// Rewrites the per-slot table from the permutation; `shared` gives what every rung has in
   /// common and a pass may tune (the Metropolis step).
   void refresh(const Params& shared) {
     if (!on()) return;
+    settle();
     for (size_t s = 0; s < host_table_.size(); ++s) {
       host_table_[s] = rung_params_[static_cast<size_t>(state_.rung_of_slot[s])];
-      if constexpr (Model::kTunableStep) host_table_[s].step = shared.step;
+      SharedStep<Model>(shared).apply(host_table_[s]);
     }
     exec_.copy_to_device(host_table_.data(), table_);
+    exec_.copy_to_device(state_.rung_of_slot.data(), slot_rungs_[current_]);
   }
 
-  /// The exchange round due before sweep `sweep`, if one is: each slot's sums (`storage`'s,
-  /// summed over `ranks` when decomposed), the round on the host, and the new table.
-  /// A feedback step of the ladder comes first when one is due (tempering.feedback): from the
-  /// visit counts, which every backend and rank has alike, so all move the ladder alike.
+  /// The exchange round due before sweep `sweep`, if one is (see the top of this file); with
+  /// `ranks`, a decomposed run's, on the host. A feedback step of the ladder comes first when one
+  /// is due (tempering.feedback): from the visit counts, which every backend and rank has alike,
+  /// so all move the ladder alike.
   template <class Storage>
   void before_sweep(uint64_t sweep, const Storage& storage, const Params& shared,
                     Communicator* ranks) {
     if (!on()) return;
     const bool feedback = settings_.tempering.feedback_due(sweep);
     if (feedback) {
+      settle();
       feedback_step(state_);
       use_ladder(state_.ladder);
     }
@@ -83,11 +113,43 @@ class Tempering {
       return;
     }
     storage.sums_into(shared, sums_.data());
-    exec_.copy_to_host(sums_, host_sums_.data());
-    if (ranks) sum_over_ranks(*ranks, host_sums_.data(), static_cast<int64_t>(host_sums_.size()));
-    exchange_round(state_, settings_.seed, sweep, settings_.tempering.exchange_every,
-                   [&](int slot, int rung) { return log_weight(rung, host_sums_[slot]); });
-    refresh(shared);
+    if (ranks) {
+      exec_.copy_to_host(sums_, host_sums_.data());
+      sum_over_ranks(*ranks, host_sums_.data(), static_cast<int64_t>(host_sums_.size()));
+      exchange_round(state_, settings_.seed, sweep, settings_.tempering.exchange_every,
+                     [&](int slot, int rung) { return log_weight(rung, host_sums_[slot]); });
+      refresh(shared);
+      return;
+    }
+    const int64_t slots = static_cast<int64_t>(state_.rung_of_slot.size());
+    const int next = 1 - current_;
+    exec_.for_each(slots,
+                   ExchangeSlots<Model>{
+                       sums_.data(), rung_table_.data(), slot_rungs_[current_].data(),
+                       slot_rungs_[next].data(),
+                       round_log_.data() + static_cast<int64_t>(logged_sweeps_.size()) * slots,
+                       table_.data(), SharedStep<Model>(shared), state_.rungs,
+                       exchange_parity(sweep, settings_.tempering.exchange_every), volume_,
+                       settings_.seed, sweep});
+    current_ = next;
+    logged_sweeps_.push_back(sweep);
+    if (static_cast<int64_t>(logged_sweeps_.size()) == logged_rounds_) settle();
+  }
+
+  /// Records the slots' rungs now as those of queued measurement `index` (< the engine's
+  /// measurement capacity), on the backend.
+  void record_rungs(int64_t index) {
+    if (!on()) return;
+    const int64_t slots = static_cast<int64_t>(state_.rung_of_slot.size());
+    exec_.for_each(slots,
+                   CopyRungs{slot_rungs_[current_].data(), measured_rungs_.data() + index * slots});
+  }
+  /// The rungs recorded for the first `count` queued measurements, [measurement][slot].
+  std::vector<int32_t> recorded_rungs(int64_t count) const {
+    std::vector<int32_t> rungs(static_cast<size_t>(count) * state_.rung_of_slot.size());
+    if (!rungs.empty())
+      exec_.copy_to_host(measured_rungs_, rungs.data(), static_cast<int64_t>(rungs.size()));
+    return rungs;
   }
 
   /// ln of the Boltzmann weight of a configuration with sums `sums` at rung `rung`.
@@ -99,6 +161,7 @@ class Tempering {
   /// ladder (checked).
   void restore(const TemperingState& state, const Params& shared) {
     if (!on()) return;
+    settle();
     check_tempering_state(state, state_.rungs, state_.rung_of_slot.size());
     if (state.ladder.empty() != state_.ladder.empty())
       throw std::invalid_argument("restore: the checkpoint's ladder feedback does not match");
@@ -108,6 +171,19 @@ class Tempering {
   }
 
  private:
+  /// The statistics of the logged rounds, from their permutations, into state_ (whose
+  /// rung_of_slot then is the backend's).
+  void settle() const {
+    if (logged_sweeps_.empty()) return;
+    const size_t slots = state_.rung_of_slot.size();
+    std::vector<int32_t> log(logged_sweeps_.size() * slots);
+    exec_.copy_to_host(round_log_, log.data(), static_cast<int64_t>(log.size()));
+    for (size_t k = 0; k < logged_sweeps_.size(); ++k)
+      account_round(state_, log.data() + k * slots, logged_sweeps_[k],
+                    settings_.tempering.exchange_every);
+    logged_sweeps_.clear();
+  }
+
   /// Rebuilds every rung's Params with `ladder` as the tempered coupling (the table follows at
   /// the next refresh()).
   void use_ladder(const std::vector<double>& ladder) {
@@ -115,6 +191,7 @@ class Tempering {
     tuned.tempering.tuned_ladder() = ladder;
     for (int k = 0; k < state_.rungs; ++k)
       rung_params_[static_cast<size_t>(k)] = model_params(Model{}, at_rung(tuned, k), d_);
+    exec_.copy_to_device(rung_params_.data(), rung_table_);
   }
 
   const Exec& exec_;
@@ -122,11 +199,20 @@ class Tempering {
   int d_;
   double volume_;
   std::vector<Params> rung_params_;
-  TemperingState state_;
+  mutable TemperingState state_;  ///< settled lazily from the rounds run on the backend
   typename Exec::template Buffer<Params> table_;  ///< [slot], on the backend
   std::vector<Params> host_table_;
   typename Exec::template Buffer<Sums> sums_;  ///< [slot], for the exchange round
   std::vector<Sums> host_sums_;
+  typename Exec::template Buffer<Params> rung_table_;      ///< [rung]: rung_params_
+  typename Exec::template Buffer<int32_t> slot_rungs_[2];  ///< [slot]: now, and the next round's
+  int current_ = 0;
+  /// Rounds on the backend whose statistics wait in the log (at most 256, and 16 MiB of it); a
+  /// full log is settled.
+  int64_t logged_rounds_ = 0;
+  typename Exec::template Buffer<int32_t> round_log_;       ///< [round][slot]: rungs after each
+  mutable std::vector<uint64_t> logged_sweeps_;             ///< the logged rounds' sweeps
+  typename Exec::template Buffer<int32_t> measured_rungs_;  ///< [measurement][slot]
 };
 
 }  // namespace lattica

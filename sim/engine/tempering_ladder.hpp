@@ -57,35 +57,57 @@ inline void track_round_trips(TemperingState& t, uint64_t sweep) {
   }
 }
 
-/// One exchange round before sweep `sweep` (exchange_due): in every ladder, every pair
-/// (k, k + 1) with k of the round's parity (even, odd, alternating with the round number
-/// sweep / exchange_every) swaps its couplings with the Metropolis probability of the energy
-/// difference. log_weight(slot, rung): ln of the Boltzmann weight of the configuration in
-/// `slot` under rung `rung`'s couplings. Pairs of one round are disjoint, so their order does
-/// not matter.
+/// The parity of the exchange round before sweep `sweep`: its pairs are (k, k + 1) with k of
+/// that parity, even and odd alternating with the round number sweep / exchange_every.
+inline int exchange_parity(uint64_t sweep, int64_t exchange_every) {
+  return static_cast<int>((sweep / static_cast<uint64_t>(exchange_every)) % 2);
+}
+
+/// The statistics of a round whose decisions are taken: the slots' rungs after it are `after`
+/// (t.rung_of_slot before it). Every pair of the round's parity was attempted in every ladder,
+/// and accepted where its lower slot moved up.
+inline void account_round(TemperingState& t, const int32_t* after, uint64_t sweep,
+                          int64_t exchange_every) {
+  const int rungs = t.rungs;
+  const int parity = exchange_parity(sweep, exchange_every);
+  for (size_t s = 0; s < t.rung_of_slot.size(); ++s) {
+    const int32_t k = t.rung_of_slot[s];
+    if ((k - parity) % 2 != 0 || k + 1 >= rungs) continue;  // not the lower slot of a pair
+    ++t.attempts[static_cast<size_t>(k)];
+    if (after[s] == k + 1) ++t.accepts[static_cast<size_t>(k)];
+  }
+  std::copy(after, after + t.rung_of_slot.size(), t.rung_of_slot.begin());
+  track_round_trips(t, sweep);
+}
+
+/// One exchange round before sweep `sweep` (exchange_due), taken on the host: in every ladder,
+/// every pair (k, k + 1) of the round's parity swaps its couplings with the Metropolis
+/// probability of the energy difference. log_weight(slot, rung): ln of the Boltzmann weight of
+/// the configuration in `slot` under rung `rung`'s couplings. Pairs of one round are disjoint,
+/// so their order does not matter. (ExchangeSlots, kernels/ensemble/replica_exchange.hpp, takes
+/// the same decisions on a backend.)
 template <class LogWeight>
 void exchange_round(TemperingState& t, uint64_t seed, uint64_t sweep, int64_t exchange_every,
                     const LogWeight& log_weight) {
   const int rungs = t.rungs;
   const int ladders = static_cast<int>(t.rung_of_slot.size()) / rungs;
-  const int parity = static_cast<int>((sweep / static_cast<uint64_t>(exchange_every)) % 2);
+  const int parity = exchange_parity(sweep, exchange_every);
   std::vector<int> slot_of_rung(static_cast<size_t>(rungs));
+  std::vector<int32_t> after = t.rung_of_slot;
   for (int l = 0; l < ladders; ++l) {
     const int first = l * rungs;
     for (int s = first; s < first + rungs; ++s) slot_of_rung[t.rung_of_slot[s]] = s;
     for (int k = parity; k + 1 < rungs; k += 2) {
       const int lower = slot_of_rung[k], upper = slot_of_rung[k + 1];
       const double log_ratio = exchange_log_ratio(log_weight, lower, k, upper, k + 1);
-      ++t.attempts[static_cast<size_t>(k)];
       if (!exchange_accepted(seed, sweep, static_cast<uint32_t>(l), static_cast<uint32_t>(k),
                              log_ratio))
         continue;
-      ++t.accepts[static_cast<size_t>(k)];
-      t.rung_of_slot[lower] = k + 1;
-      t.rung_of_slot[upper] = k;
+      after[static_cast<size_t>(lower)] = k + 1;
+      after[static_cast<size_t>(upper)] = k;
     }
   }
-  track_round_trips(t, sweep);
+  account_round(t, after.data(), sweep, exchange_every);
 }
 
 /// f(k) = up / (up + down) visits of every rung; -1 for a rung no labelled slot visited.

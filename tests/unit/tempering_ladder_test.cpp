@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -21,6 +22,19 @@ TEST(ExchangeDecision, ThresholdIsTheMetropolisProbability) {
   EXPECT_EQ(exchange_threshold(std::log(0.5)), uint64_t(1) << 31);
   EXPECT_EQ(exchange_threshold(-100.0), 0u);
   EXPECT_EQ(exchange_threshold(std::nan("")), 0u);
+}
+
+// exchange_exp (the threshold's exp, the same bits on host and GPU) against the library's.
+TEST(ExchangeDecision, PortableExpIsWithinFourUlpOfTheLibrarys) {
+  double worst = 0;
+  for (int i = 0; i <= 640000; ++i) {
+    const double x = -64.0 * i / 640000.0 - 1e-7 * (i % 7);
+    const double want = std::exp(x);
+    const double ulps = std::fabs(exchange_exp(x) - want) / (std::nextafter(want, 2.0) - want);
+    worst = std::max(worst, ulps);
+  }
+  EXPECT_LE(worst, 4.0);
+  EXPECT_EQ(exchange_exp(0.0), 1.0);
 }
 
 TEST(ExchangeDecision, KeyedBySeedSweepLadderAndPair) {
@@ -49,6 +63,60 @@ TEST(ExchangeRound, AlternatesEvenAndOddPairs) {
   EXPECT_TRUE(exchange_due(8, 4));
   EXPECT_FALSE(exchange_due(0, 4));
   EXPECT_FALSE(exchange_due(9, 4));
+}
+
+// The backend's rounds (ExchangeSlots, slot by slot) take exchange_round's decisions: 3 ladders
+// of 7 Ising rungs, sums that make about half the swaps uncertain, 200 rounds of both parities;
+// then the same permutation, table and statistics (account_round from the backend's log).
+TEST(ExchangeRound, SlotBySlotOnABackendIsTheHostsRound) {
+  constexpr int kRungs = 7, kLadders = 3, kSlots = kRungs * kLadders;
+  std::vector<IsingParams> rungs;
+  for (int k = 0; k < kRungs; ++k) rungs.push_back(make_ising_params(2, 0.3 + 0.03 * k, 0.01, 5));
+  std::vector<IsingModel::Sums> sums(kSlots);
+  TemperingState host = initial_tempering(kRungs, kLadders);
+  TemperingState backend = host;
+  std::vector<int32_t> before = host.rung_of_slot, after(kSlots), log(kSlots);
+  std::vector<IsingParams> table(kSlots);
+  int accepted = 0;
+  for (uint64_t sweep = 1; sweep <= 200; ++sweep) {
+    for (int s = 0; s < kSlots; ++s) {  // energies that change every round
+      sums[s].bonds =
+          static_cast<long long>(philox_u32(9, RngStream::initial_state, s, sweep, 0) % 61) - 30 +
+          4 * s;
+      sums[s].magnetization = s % 5 - 2;
+    }
+    exchange_round(host, 77, sweep, 1, [&](int slot, int rung) {
+      return IsingModel::log_weight(rungs[static_cast<size_t>(rung)],
+                                    sums[static_cast<size_t>(slot)], 64.0);
+    });
+    const ExchangeSlots<IsingModel> round{sums.data(),
+                                          rungs.data(),
+                                          before.data(),
+                                          after.data(),
+                                          log.data(),
+                                          table.data(),
+                                          SharedStep<IsingModel>(rungs[0]),
+                                          kRungs,
+                                          exchange_parity(sweep, 1),
+                                          64.0,
+                                          77,
+                                          sweep};
+    for (int s = 0; s < kSlots; ++s) round(s);
+    ASSERT_EQ(after, host.rung_of_slot) << "sweep " << sweep;
+    ASSERT_EQ(log, after);
+    for (int s = 0; s < kSlots; ++s)
+      ASSERT_EQ(table[s].beta, rungs[static_cast<size_t>(after[s])].beta);
+    for (int s = 0; s < kSlots; ++s) accepted += after[s] != before[s];
+    account_round(backend, log.data(), sweep, 1);
+    before = after;
+  }
+  EXPECT_EQ(backend.attempts, host.attempts);
+  EXPECT_EQ(backend.accepts, host.accepts);
+  EXPECT_EQ(backend.round_trip_sweeps, host.round_trip_sweeps);
+  EXPECT_EQ(backend.up_visits, host.up_visits);
+  // Neither all refused nor all certain: the keyed draws decided.
+  EXPECT_GT(accepted, 200);
+  EXPECT_LT(accepted, 200 * kSlots * 9 / 10);
 }
 
 TEST(ExchangeRound, RefusesSwapsTheWeightsForbid) {
