@@ -208,12 +208,20 @@ class CudaExec {
   }
 
   /// d_results[s] = the sum of f(s, i) over [0, n) for s in [0, segments), each bit for bit as
-  /// reduce_sum_into of that segment alone; asynchronous, a few launches for all segments.
+  /// reduce_sum_into of that segment alone; asynchronous, two launches for all segments whose
+  /// partials fit in kSegmentPartialsBytes (the buffer grows to them once; a parallel-tempering
+  /// round of 64 replicas took 8 pairs of launches with the scratch's room alone).
   template <class T, class F>
   void reduce_segments_into(int64_t segments, int64_t n, const F& f, T* d_results) const {
-    static_assert(kReduceMaxBlocks * sizeof(T) <= kScratchBytes, "reduction scratch too small");
     if (segments <= 0) return;
-    device_reduce_segments<T>(segments, n, f, reinterpret_cast<T*>(scratch_.data()), d_results,
+    const size_t wanted = std::max(
+        kReduceMaxBlocks * sizeof(T),
+        std::min(static_cast<size_t>(segments) * static_cast<size_t>(reduce_blocks(n)) * sizeof(T),
+                 kSegmentPartialsBytes));
+    if (static_cast<size_t>(segment_partials_.size()) < wanted)  // freeing the old one waits
+      segment_partials_ = DeviceBuffer<unsigned char>(static_cast<int64_t>(wanted));
+    device_reduce_segments<T>(segments, n, f, reinterpret_cast<T*>(segment_partials_.data()),
+                              static_cast<int64_t>(segment_partials_.size() / sizeof(T)), d_results,
                               stream_);
   }
 
@@ -432,6 +440,7 @@ class CudaExec {
   }
 
   static constexpr size_t kScratchBytes = 256 * 1024;  // partials of the largest Sums (O(n): 96 B)
+  static constexpr size_t kSegmentPartialsBytes = size_t{64} << 20;
   int device_;
   int block_size_;
   int sm_count_ = 0;
@@ -446,6 +455,7 @@ class CudaExec {
   mutable cudaEvent_t main_mark_ = nullptr, side_mark_ = nullptr;
   // mutable: reductions reuse it from const member functions
   mutable DeviceBuffer<unsigned char> scratch_;
+  mutable DeviceBuffer<unsigned char> segment_partials_;  ///< reduce_segments_into's, grown
   mutable DeviceBuffer<unsigned int> ticket_;  ///< blocks done in the reduction in flight
 };
 

@@ -187,13 +187,13 @@ void device_reduce_sum(int64_t n, const F& f, T* d_partials, unsigned int* d_tic
 
 /// d_results[s] = the sum of f(s, i), i in [0, n), for every segment s in [0, segments): each
 /// bit for bit device_reduce_sum's of that segment alone, in two launches per chunk of segments
-/// whose partials fit in d_partials (kReduceMaxBlocks values of T), not two per segment.
-/// Asynchronous on `stream`.
+/// whose partials fit in d_partials (`capacity` values of T, at least kReduceMaxBlocks), not two
+/// per segment. Asynchronous on `stream`.
 template <class T, class F>
-void device_reduce_segments(int64_t segments, int64_t n, const F& f, T* d_partials, T* d_results,
-                            cudaStream_t stream) {
+void device_reduce_segments(int64_t segments, int64_t n, const F& f, T* d_partials,
+                            int64_t capacity, T* d_results, cudaStream_t stream) {
   const int blocks = reduce_blocks(n);
-  const int64_t chunk = kReduceMaxBlocks / blocks;  // >= 1: blocks <= kReduceMaxBlocks
+  const int64_t chunk = capacity / blocks;  // >= 1: blocks <= kReduceMaxBlocks <= capacity
   for (int64_t first = 0; first < segments; first += chunk) {
     const auto count = static_cast<unsigned>(chunk < segments - first ? chunk : segments - first);
     segment_partials_kernel<T>
