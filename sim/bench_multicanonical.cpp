@@ -1,5 +1,5 @@
 // `sim bench --kernel multicanonical`: multicanonical walkers (one per GPU thread) on a small
-// Ising or Potts lattice, in walker-site updates per ns, with the share of the time the shared
+// lattice of any model, in walker-site updates per ns, with the share of the time the shared
 // histogram takes, and the CPU backend's rate for comparison.
 
 #include <algorithm>
@@ -22,17 +22,32 @@ struct WalkerTiming {
   double histogram_fraction = 0;  ///< of all timed seconds
 };
 
-/// Times sweeps of `walkers` with canonical weights at the model's transition (acceptances
-/// like a multicanonical run's there): median seconds per sweep over the repeats.
+/// Canonical log weights at a coupling where the acceptances are like a multicanonical run's:
+/// Ising and Potts at their transitions (ln W(k) = beta k for Potts, E = -k; Ising's E = dV - 2k
+/// doubles the slope), O(n) at beta = 1 and phi^4 at kappa = 0.3 over their windows.
+std::vector<double> bench_log_weights(const WalkerSettings& s, int64_t bonds) {
+  if (!s.continuous()) {
+    const double beta = s.q == 2 ? 2 * 0.4406867935 : std::log(1 + std::sqrt(double(s.q)));
+    std::vector<double> w(static_cast<size_t>(bonds + 1));
+    for (size_t k = 0; k < w.size(); ++k) w[k] = beta * static_cast<double>(k);
+    return w;
+  }
+  const double coupling = s.model == "phi4" ? 0.3 : 1.0;
+  const MucaEnergyBins& b = s.energy_bins;
+  std::vector<double> w(static_cast<size_t>(b.count + 2), std::nan(""));
+  for (int32_t k = 1; k <= b.count; ++k) w[k] = -coupling * (b.low + (k - 0.5) * b.width);
+  return w;
+}
+
+/// Times sweeps of `walkers` with bench_log_weights(): median seconds per sweep over the
+/// repeats.
 WalkerTiming time_walkers(WalkerEnsemble& walkers, const WalkerSettings& s, int repeats) {
   const int d = static_cast<int>(s.dims.size());
   int64_t volume = 1;
   for (int64_t l : s.dims) volume *= l;
-  // ln W(k) = beta k for Potts (E = -k); Ising's E = dV - 2k doubles the slope.
-  const double beta = s.q == 2 ? 2 * 0.4406867935 : std::log(1 + std::sqrt(double(s.q)));
-  std::vector<double> log_weight(static_cast<size_t>(d * volume + 1));
-  for (size_t k = 0; k < log_weight.size(); ++k) log_weight[k] = beta * static_cast<double>(k);
-  walkers.set_thresholds(muca_thresholds(log_weight, MucaWindow{0, d * volume}, d));
+  const MucaWindow window =
+      s.continuous() ? MucaWindow{1, s.energy_bins.count} : MucaWindow{0, d * volume};
+  walkers.set_weights(bench_log_weights(s, d * volume), window);
   uint64_t sweep = 0;
   walkers.sweep(sweep++, 1);  // warm-up
   auto timed = [&](int64_t n) {
@@ -58,10 +73,6 @@ WalkerTiming time_walkers(WalkerEnsemble& walkers, const WalkerSettings& s, int 
 }  // namespace
 
 int run_multicanonical_bench(const BenchOptions& o) {
-  if (o.model != "ising" && o.model != "potts") {
-    std::fprintf(stderr, "sim bench: error: --kernel multicanonical: --model ising or potts\n");
-    return 2;
-  }
   std::string reason;
   if (cuda_device_count(reason) == 0) {
     std::fprintf(stderr, "sim bench: error: %s; the benchmark times the GPU\n", reason.c_str());
@@ -69,8 +80,18 @@ int run_multicanonical_bench(const BenchOptions& o) {
   }
   WalkerSettings s;
   s.seed = 1;
+  s.model = o.model;
   s.q = o.model == "potts" ? o.q : 2;
+  s.n = o.n;
+  s.single_precision = o.precision == "float";
+  s.lambda = 1.0;
   s.dims = o.dims.empty() ? std::vector<int64_t>{16, 16} : o.dims;
+  // Continuous models: 256 bins over E/V in [-d, d] (O(n)) or [-3d, d] (phi^4).
+  const double d = static_cast<double>(s.dims.size());
+  double volume = 1;
+  for (int64_t l : s.dims) volume *= static_cast<double>(l);
+  const double low = o.model == "phi4" ? -3 * d : -d;
+  s.energy_bins = MucaEnergyBins{low * volume, (d - low) * volume / 256, 256};
   s.walkers = o.walkers;
   s.cuda_device = o.device;
   WalkerSettings cpu_settings = s;
@@ -90,8 +111,12 @@ int run_multicanonical_bench(const BenchOptions& o) {
     for (int64_t l : w.dims) text += (text.empty() ? "" : "x") + std::to_string(l);
     return text + " x " + std::to_string(w.walkers) + " walkers";
   };
-  std::printf("sim bench: %s, multicanonical %s%s\n", gpu->device_name().c_str(), o.model.c_str(),
-              s.q > 2 ? (" q = " + std::to_string(s.q)).c_str() : "");
+  const std::string detail = o.model == "potts" ? " q = " + std::to_string(s.q)
+                             : o.model == "on"  ? " n = " + std::to_string(s.n)
+                                                : "";
+  const std::string precision = s.continuous() ? (s.single_precision ? ", float" : ", double") : "";
+  std::printf("sim bench: %s, multicanonical %s%s%s\n", gpu->device_name().c_str(), o.model.c_str(),
+              detail.c_str(), precision.c_str());
   std::printf("%-8s %-32s %14s %12s %11s\n", "backend", "lattice", "updates/ns", "s/sweep",
               "histogram");
   std::printf("%-8s %-32s %14.3f %12.4g %10.1f%%\n", "cuda", lattice(s).c_str(), rate(s, g),

@@ -23,7 +23,7 @@ namespace {
 constexpr char kMagic[8] = {'L', 'A', 'T', 'C', 'K', 'P', 'T', '1'};
 constexpr uint32_t kVersion = 1;       // the configuration inside
 constexpr uint32_t kPartsVersion = 2;  // a manifest: the parts first, then version 1's payload
-constexpr uint32_t kMulticanonicalVersion = 3;   // a MulticanonicalCheckpoint
+constexpr uint32_t kMulticanonicalVersion = 4;   // a MulticanonicalCheckpoint (3: integer series)
 constexpr uint32_t kByteOrderMark = 0x01020304;  // refuses files from the other endianness
 
 /// FNV-1a over the payload: detects a truncated or damaged file.
@@ -407,8 +407,8 @@ MulticanonicalCheckpoint read_multicanonical_checkpoint(const std::string& path)
   c.log_weight = r.get_vector<double>();
   c.histogram = r.get_vector<int64_t>();
   c.sweeps = r.get_vector<int64_t>();
-  c.energy_series = r.get_vector<int32_t>();
-  c.order_series = r.get_vector<int32_t>();
+  c.energy_series = r.get_vector<double>();
+  c.order_series = r.get_vector<double>();
   c.spins = r.get_vector<uint8_t>();
   const size_t bins = c.log_g.size();
   const bool fits = r.done() && c.phase >= 0 && c.phase <= 2 && c.phase_done >= 0 &&

@@ -65,8 +65,8 @@ struct MulticanonicalCheckpoint {
   // past Wang-Landau: the frozen log weights; in production its sums so far
   std::vector<double> log_weight;
   std::vector<int64_t> histogram, sweeps;
-  std::vector<int32_t> energy_series, order_series;
-  std::vector<uint8_t> spins;  ///< [site * walkers + walker]
+  std::vector<double> energy_series, order_series;
+  std::vector<uint8_t> spins;  ///< the bytes of the spins, [site * walkers + walker]
 };
 
 /// The checkpoint file of an output file.

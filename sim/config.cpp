@@ -29,7 +29,20 @@ int64_t Config::volume() const {
   return v;
 }
 
+MucaEnergyBins Config::muca_energy_bins() const {
+  MucaEnergyBins b;
+  if (!muca_continuous()) return b;
+  const double v = static_cast<double>(volume()), d = static_cast<double>(dims.size());
+  const double low = muca_window.size() == 2 ? muca_window[0] : -d;
+  const double high = muca_window.size() == 2 ? muca_window[1] : d;
+  b.low = low * v;
+  b.count = static_cast<int32_t>(muca_bins);
+  b.width = (high - low) * v / static_cast<double>(muca_bins);
+  return b;
+}
+
 std::array<int64_t, 2> Config::muca_window_bins() const {
+  if (muca_continuous()) return {1, muca_bins};
   const int64_t bonds = static_cast<int64_t>(dims.size()) * volume();
   if (muca_window.size() != 2) return {0, bonds};
   // Bin k has E = -k (Potts) or dV - 2k (Ising): k = (offset - E) / slope; the tolerance keeps

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/ensemble/multicanonical.hpp"  // MucaEnergyBins
 #include "sim/engine/engine.hpp"
 
 namespace lattica {
@@ -98,6 +99,7 @@ struct Config {
   int64_t muca_max_sweeps = 0;             ///< multicanonical.max_sweeps (Wang-Landau)
   std::vector<double> muca_window;         ///< multicanonical.window: [e_low, e_high]; empty: all
   std::string muca_initial_weights = "flat";  ///< multicanonical.initial_weights
+  int64_t muca_bins = 256;                    ///< multicanonical.bins (O(n), phi^4)
   /// [annealing]: population annealing's schedule (empty: no annealing; with annealing_steps >
   /// 0 its two entries are the ends of a linear schedule of that many steps), sweeps per step,
   /// resampling, independent populations and whether every replica's data is written.
@@ -129,9 +131,14 @@ struct Config {
   /// Whether the run is population annealing ([annealing]), and its schedule of betas.
   bool annealing() const { return !annealing_beta.empty(); }
   std::vector<double> annealing_schedule() const;
-  /// The energy bins (k satisfied bonds, 0 .. dV) that multicanonical.window covers, first and
-  /// last: every bin without a window.
+  /// Whether a multicanonical run bins a continuous energy (O(n), phi^4).
+  bool muca_continuous() const { return model_kind == "on" || model_kind == "phi4"; }
+  /// The energy bins that multicanonical.window covers, first and last. Ising and Potts: bins
+  /// k = 0 .. dV (k satisfied bonds), every bin without a window; O(n), phi^4: 1 .. bins.
   std::array<int64_t, 2> muca_window_bins() const;
+  /// O(n), phi^4: multicanonical.bins equal bins over the window, in total energies (O(n)
+  /// without a window: E/V in [-d, d]).
+  MucaEnergyBins muca_energy_bins() const;
   /// Sweeps of the whole run: thermalization + measurements * measure_every.
   int64_t total_sweeps() const { return thermalization + measurements * measure_every; }
   EngineSettings engine_settings() const;

@@ -1,5 +1,6 @@
 #pragma once
-// Multicanonical walkers for Ising and Potts models, written once for both backends.
+// Multicanonical walkers for Ising and Potts models, written once for both backends (O(n) and
+// phi^4 in binned energies: multicanonical_continuous.hpp).
 //
 // A multicanonical weight W(E) depends on a walker's total energy, so the sites of one walker
 // cannot be updated in parallel (a checkerboard colour would change E from many threads at
@@ -18,6 +19,7 @@
 // Spins of walker w at site x live at spins[x * walkers + w]: a warp's walkers read one
 // coalesced line per site.
 
+#include <cmath>
 #include <cstdint>
 
 #include "kernels/common/host_device.hpp"
@@ -52,6 +54,30 @@ inline MucaLattice make_muca_lattice(const int64_t* extents, int n) {
   lattice.volume = stride;
   return lattice;
 }
+
+/// The total energy of bin k (k satisfied bonds of `bonds`): Ising (q = 2) dV - 2k, Potts -k.
+LATTICA_HD_INLINE int64_t muca_bin_energy(int q, int64_t bonds, int64_t k) {
+  return q == 2 ? bonds - 2 * k : -k;
+}
+
+/// The energy bins of a continuous multicanonical run (see the header comment).
+struct MucaEnergyBins {
+  double low = 0;     ///< the window's lowest total energy
+  double width = 1;   ///< the width of a bin, in total energy
+  int32_t count = 1;  ///< bins in the window
+
+  /// The bin of total energy e: 0 below the window, count + 1 above it.
+  LATTICA_HD_INLINE int32_t bin(double e) const {
+    if (!(e >= low)) return 0;
+    const double k = floor((e - low) / width);
+    return k < static_cast<double>(count) ? 1 + static_cast<int32_t>(k) : count + 1;
+  }
+  /// How far energy e lies outside the window (0 inside).
+  LATTICA_HD_INLINE double distance(double e) const {
+    const double high = low + static_cast<double>(count) * width;
+    return e < low ? low - e : (e >= high ? e - high : 0.0);
+  }
+};
 
 /// What one launch of walker sweeps reads and writes (device or host pointers).
 struct MucaWalkers {

@@ -154,6 +154,16 @@ struct OnModel {
     return f;
   }
 
+  /// Metropolis' proposal (s + step g) / |s + step g| into `proposal`; false when it has no
+  /// direction (then the move must be refused). Multicanonical walkers propose the same way.
+  LATTICA_HD_INLINE static bool metropolis_proposal(Real step, const Spin& s, SiteRandom& random,
+                                                    Spin& proposal) {
+    Spin g;
+    gaussian_vector<Real, N>(random, g.c);
+    for (int c = 0; c < N; ++c) proposal.c[c] = s.c[c] + step * g.c[c];
+    return normalise(proposal);
+  }
+
   template <int D>
   LATTICA_HD_INLINE static Spin update(const Params& p, UpdateAlgorithm algorithm, Spin s,
                                        const Spin (&nb)[2 * D], SiteRandom& random, int& accepted) {
@@ -170,11 +180,8 @@ struct OnModel {
     if (algorithm == UpdateAlgorithm::heatbath) return heat_bath(beta, s, f, random);
     const Real step = static_cast<Real>(p.step);
     for (int hit = 0; hit < p.hits; ++hit) {
-      Spin g;
-      gaussian_vector<Real, N>(random, g.c);
       Spin proposal;
-      for (int c = 0; c < N; ++c) proposal.c[c] = s.c[c] + step * g.c[c];
-      const bool valid = normalise(proposal);
+      const bool valid = metropolis_proposal(step, s, random, proposal);
       Real change = 0;  // beta dE = -beta (s' - s) . F
       for (int c = 0; c < N; ++c) change -= (proposal.c[c] - s.c[c]) * f.c[c];
       if (metropolis_accept<Real>(random, beta * change) && valid) {

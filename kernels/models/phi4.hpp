@@ -91,6 +91,12 @@ struct Phi4Model {
     return phi2 - b * phi + lambda * (phi2 - Real(1)) * (phi2 - Real(1));
   }
 
+  /// Metropolis' proposal, uniform in [phi - step, phi + step]; multicanonical walkers
+  /// propose the same way.
+  LATTICA_HD_INLINE static Real metropolis_proposal(Real step, Real phi, SiteRandom& random) {
+    return phi + step * (Real(2) * uniform_open<Real>(random.next()) - Real(1));
+  }
+
   template <int D>
   LATTICA_HD_INLINE static Spin update(const Params& p, UpdateAlgorithm algorithm, Spin phi,
                                        const Spin (&nb)[2 * D], SiteRandom& random, int& accepted) {
@@ -108,7 +114,7 @@ struct Phi4Model {
     const Real step = static_cast<Real>(p.step);
     Real current = action;
     for (int hit = 0; hit < p.hits; ++hit) {
-      const Real proposal = phi + step * (Real(2) * uniform_open<Real>(random.next()) - Real(1));
+      const Real proposal = metropolis_proposal(step, phi, random);
       const Real proposed = site_action(proposal, b, lambda);
       if (metropolis_accept<Real>(random, proposed - current)) {
         phi = proposal;

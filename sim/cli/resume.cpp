@@ -10,6 +10,7 @@
 #include "sim/decomposition.hpp"
 #include "sim/output.hpp"
 #include "sim/parallel/slab_fft.hpp"
+#include "sim/run/multicanonical_run.hpp"
 
 namespace lattica::cli {
 
@@ -106,9 +107,10 @@ MulticanonicalCheckpoint multicanonical_checkpoint_to_resume(const Config& confi
                      ", but the checkpoint holds " + std::to_string(c.phase_done) +
                      " measurements");
   }
-  const int64_t bins = static_cast<int64_t>(config.dims.size()) * config.volume() + 1;
-  const auto spins = static_cast<size_t>(config.volume() * config.muca_walkers);
-  if (static_cast<int64_t>(c.log_g.size()) != bins || c.spins.size() != spins)
+  const size_t bins = muca_bin_energies(config).size();
+  const auto spins = static_cast<size_t>(config.volume() * config.muca_walkers) *
+                     static_cast<size_t>(muca_spin_bytes(config));
+  if (c.log_g.size() != bins || c.spins.size() != spins)
     throw InputError("--resume: checkpoint " + path + " holds another lattice or walker count");
   return c;
 }

@@ -34,6 +34,9 @@ class Reader {
   /// Reports node's value for the key `name` as wrong for `reason`.
   void fail(const toml::node& node, const std::string& name, const std::string& reason);
 
+  /// Reports the key `name` ("section.key") as missing: `what` says why it is required.
+  void missing(const std::string& name, const std::string& what);
+
   /// Reads every key of the schema into c, in the table's order, except those in `skip`
   /// (names "section.key" that a cross-key rule has already judged).
   void read_keys(Config& c, const std::set<std::string>& skip);
@@ -43,7 +46,6 @@ class Reader {
 
  private:
   void read_key(const KeySpec& spec, Config& c);
-  void missing(const std::string& name, const std::string& what);
   int64_t integer(const KeySpec& spec, const toml::node* node);
   double number(const KeySpec& spec, const toml::node* node);
   std::string choice(const KeySpec& spec, const toml::node* node,

@@ -198,8 +198,8 @@ void check_ladder_feedback(const Config& c, Reader& r) {
   }
 }
 
-/// Multicanonical runs: Ising or Potts without a field, one process, Metropolis walkers of
-/// their own, and none of the options the walkers do not have (checkpoints among them).
+/// Multicanonical runs: no field, one process, Metropolis walkers of their own, and none of the
+/// options the walkers do not have; phi^4 with an energy window.
 void check_multicanonical(const Config& c, Reader& r) {
   if (!c.multicanonical) return;
   const std::string why = " ([multicanonical])";
@@ -207,17 +207,21 @@ void check_multicanonical(const Config& c, Reader& r) {
     if (const toml::node* node = r.find(section, key))
       r.fail(*node, std::string(section) + "." + key, reason);
   };
-  if (c.model_kind != "ising" && c.model_kind != "potts") {
-    refuse("model", "kind",
-           "multicanonical sampling" + why +
-               " has exact energy bins for \"ising\" and "
-               "\"potts\" only");
-  }
   if (c.field != 0.0) {
     refuse("model", "h",
            "multicanonical sampling" + why +
                " needs h = 0: its weights are a function of the "
                "bond energy alone");
+  }
+  if (c.muca_continuous() && r.find("update", "tune") && c.tune_step) {
+    refuse("update", "tune",
+           "multicanonical walkers keep update.step as given; tuning it would change their "
+           "chain during Wang-Landau");
+  }
+  if (c.model_kind == "phi4" && c.muca_window.size() != 2) {
+    r.missing("multicanonical.window",
+              "phi^4's multicanonical energy E = -2 sum_<xy> phi_x phi_y is unbounded: give "
+              "[e_low, e_high] per site");
   }
   for (const TemperedCoupling& t : tempered_couplings()) {
     refuse("tempering", t.key, "parallel tempering cannot be combined with [multicanonical]");
@@ -246,18 +250,21 @@ void check_multicanonical(const Config& c, Reader& r) {
   }
   if (c.muca_window.size() == 2) {
     const double d = static_cast<double>(c.dims.size());
-    const double lowest = -d, highest = c.model_kind == "ising" ? d : 0.0;
-    const std::array<int64_t, 2> bins = c.muca_window_bins();
+    const bool bounded = c.model_kind != "phi4";
+    const double lowest = -d, highest = c.model_kind == "potts" ? 0.0 : d;
     if (c.muca_window[0] >= c.muca_window[1]) {
       refuse("multicanonical", "window", "must be [e_low, e_high] with e_low < e_high");
-    } else if (c.muca_window[0] < lowest || c.muca_window[1] > highest) {
+    } else if (bounded && (c.muca_window[0] < lowest || c.muca_window[1] > highest)) {
       refuse("multicanonical", "window",
              "energies per site of this model lie in [" + shortest(lowest) + ", " +
                  shortest(highest) + "]");
-    } else if (bins[1] - bins[0] < 4 * static_cast<int64_t>(c.dims.size())) {
-      refuse("multicanonical", "window",
-             "holds " + std::to_string(std::max<int64_t>(0, bins[1] - bins[0] + 1)) +
-                 " energy levels on this lattice; a walker needs room for its moves");
+    } else if (!c.muca_continuous()) {
+      const std::array<int64_t, 2> bins = c.muca_window_bins();
+      if (bins[1] - bins[0] < 4 * static_cast<int64_t>(c.dims.size())) {
+        refuse("multicanonical", "window",
+               "holds " + std::to_string(std::max<int64_t>(0, bins[1] - bins[0] + 1)) +
+                   " energy levels on this lattice; a walker needs room for its moves");
+      }
     }
   }
 }

@@ -395,8 +395,7 @@ std::vector<KeySpec> make_specs() {
           .when(is_multicanonical, "a `[multicanonical]` section")
           .explained("independent multicanonical walkers, one per GPU thread",
                      "independent walkers sharing one histogram, one per GPU thread (a GPU "
-                     "wants >= 10^4); see [Multicanonical sampling](#multicanonical-sampling-"
-                     "ising-and-potts)"),
+                     "wants >= 10^4); see [Multicanonical sampling](#multicanonical-sampling)"),
       KeySpec("multicanonical", "sweeps_per_iteration", K::integer,
               &Config::muca_sweeps_per_iteration)
           .defaults_to(10)
@@ -440,7 +439,9 @@ std::vector<KeySpec> make_specs() {
           .when(is_multicanonical, "a `[multicanonical]` section")
           .explained("[e_low, e_high], energies per site",
                      "`[e_low, e_high]`: sample only energies per site E/V in this range (the "
-                     "whole range when absent); walkers start outside it and approach it, moves "
+                     "whole range when absent; required for phi^4, whose E is unbounded; see "
+                     "[Multicanonical sampling](#multicanonical-sampling) for O(n)'s and phi^4's "
+                     "E); walkers start outside it and approach it, moves "
                      "out of it are refused. Cuts Wang-Landau's cost to the energies that "
                      "matter (both peaks of a first-order transition)"),
       KeySpec("multicanonical", "initial_weights", K::choice, &Config::muca_initial_weights)
@@ -449,8 +450,17 @@ std::vector<KeySpec> make_specs() {
           .when(is_multicanonical, "a `[multicanonical]` section")
           .explained("\"flat\" or \"canonical\"",
                      "Wang-Landau's starting weights: `\"flat\"` (ln g = 0) or `\"canonical\"` "
-                     "(W(E) = exp(-beta E) at `model.beta`: near a transition only the correction "
+                     "(W(E) = exp(-beta E) at `model.beta`, phi^4 exp(-kappa E) at `model.kappa`: "
+                     "near a transition only the correction "
                      "between the peaks is left to learn)"),
+      KeySpec("multicanonical", "bins", K::integer, &Config::muca_bins)
+          .defaults_to(256)
+          .range(4, 1 << 20)
+          .for_models(kContinuous)
+          .when(is_multicanonical, "a `[multicanonical]` section")
+          .explained("energy bins over the window (O(n), phi^4)",
+                     "O(n) and phi^4: equal energy bins over `multicanonical.window` (the weights "
+                     "are constant within a bin); Ising and Potts have a bin per energy level"),
       // [annealing]
       KeySpec("annealing", "beta", K::ladder, &Config::annealing_beta)
           .at_least(0.0)

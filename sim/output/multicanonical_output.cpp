@@ -14,8 +14,10 @@ void write_multicanonical(hid_t root, const MulticanonicalRecord& r) {
   const hid_t g = group.get();
   write_string_attribute(g, "model", r.model);
   write_string_attribute(g, "initial_weights", r.initial_weights);
+  write_string_attribute(g, "coupling", r.coupling);
   const std::pair<const char*, int64_t> integers[] = {
       {"q", r.q},
+      {"n", r.n},
       {"volume", r.volume},
       {"walkers", r.walkers},
       {"stages", r.stages},
@@ -31,10 +33,15 @@ void write_multicanonical(hid_t root, const MulticanonicalRecord& r) {
                                                     {"lnf_final", r.lnf_final},
                                                     {"flatness", r.flatness},
                                                     {"lnf_reached", r.lnf_reached},
+                                                    {"coupling_value", r.coupling_value},
+                                                    {"bin_low", r.bin_low},
+                                                    {"bin_width", r.bin_width},
                                                     {"histogram_seconds", r.histogram_seconds},
                                                     {"seconds", r.seconds}};
   for (const auto& [name, value] : numbers) replace_double_attribute(g, name, value);
-  write_vector(g, "energy", r.energy, "total energy E of each bin (bin k: k satisfied bonds)");
+  write_vector(g, "energy", r.energy,
+               "total energy E of each bin (Ising, Potts: bin k has k satisfied bonds; O(n), "
+               "phi^4: the bin's centre, NaN for the bins below and above the window)");
   write_vector(
       g, "wang_landau_log_g", r.wang_landau_log_g,
       "ln g(E) from Wang-Landau, up to a constant; the initial estimate where never visited");
@@ -49,7 +56,8 @@ void write_multicanonical(hid_t root, const MulticanonicalRecord& r) {
                                       static_cast<hsize_t>(r.walkers)};
   write_array(g, "energy_series", r.energy_series, shape, "[measurement, walker]: total energy E");
   write_array(g, "order_series", r.order_series, shape,
-              "[measurement, walker]: Ising sum of spins; Potts sites in the most common state");
+              "[measurement, walker]: Ising sum of spins; Potts sites in the most common state; "
+              "O(n) |sum of spins|; phi^4 sum of phi");
 }
 
 }  // namespace lattica

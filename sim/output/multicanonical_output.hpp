@@ -3,6 +3,7 @@
 // multicanonical` needs, so that the analysis reads nothing else.
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -12,8 +13,15 @@ namespace lattica {
 
 /// A finished multicanonical run: its Wang-Landau phase, the frozen weights and the production.
 struct MulticanonicalRecord {
-  std::string model;  ///< "ising" or "potts"
-  int q = 2;
+  std::string model;              ///< "ising", "potts", "on" or "phi4"
+  int q = 2;                      ///< Potts states (2 otherwise)
+  int n = 1;                      ///< O(n) components (1 otherwise)
+  std::string coupling = "beta";  ///< what reweighting varies: "beta", or "kappa" for phi^4
+  double coupling_value = 0;      ///< the model's coupling (canonical starting weights)
+  /// O(n), phi^4: the window's lowest total energy and the bins' width (bin 0 lies below the
+  /// window, the last bin above it); NaN for the exact bins of Ising and Potts.
+  double bin_low = std::numeric_limits<double>::quiet_NaN();
+  double bin_width = std::numeric_limits<double>::quiet_NaN();
   int64_t volume = 0;
   int64_t walkers = 0;
   // Wang-Landau
@@ -26,13 +34,13 @@ struct MulticanonicalRecord {
   std::vector<double> wang_landau_log_g;  ///< per bin, the initial estimate where never visited
   std::vector<int32_t> visited;           ///< per bin: visited during Wang-Landau (1) or not
   // production with frozen weights
-  std::vector<int64_t> energy;     ///< per bin: the total energy E of bin k
+  std::vector<double> energy;      ///< per bin: its total energy E (O(n), phi^4: the centre)
   std::vector<double> log_weight;  ///< per bin: the frozen ln W(E)
   std::vector<int64_t> histogram;  ///< per bin: (walker, sweep) pairs of the production
   int64_t thermalization = 0, measure_every = 0;
-  std::vector<int64_t> sweeps;         ///< per measurement: sweeps done by then
-  std::vector<int32_t> energy_series;  ///< [measurement][walker]: E
-  std::vector<int32_t> order_series;   ///< [measurement][walker]: muca_order()
+  std::vector<int64_t> sweeps;        ///< per measurement: sweeps done by then
+  std::vector<double> energy_series;  ///< [measurement][walker]: E
+  std::vector<double> order_series;   ///< [measurement][walker]: WalkerEnsemble::orders()
   double histogram_seconds = 0, seconds = 0;
 };
 

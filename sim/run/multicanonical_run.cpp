@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -15,14 +17,16 @@ namespace {
 
 constexpr int64_t kTraceEntries = int64_t(1) << 24;  // walkers x sweeps binned in one call
 
-/// Wang-Landau's starting ln g per bin: zeros (flat weights), or beta E (canonical weights
-/// exp(-beta E) at model.beta).
-std::vector<double> initial_log_g(const Config& c, int64_t bins) {
-  std::vector<double> lng(static_cast<size_t>(bins), 0.0);
+/// Wang-Landau's starting ln g per bin: zeros (flat weights), or coupling x E (canonical
+/// weights exp(-beta E), phi^4 exp(-kappa E), at the model's coupling); zero for the bins
+/// outside a continuous window, which have no energy.
+std::vector<double> initial_log_g(const Config& c, const std::vector<double>& energy) {
+  std::vector<double> lng(energy.size(), 0.0);
   if (c.muca_initial_weights != "canonical") return lng;
-  const bool ising = c.model_kind == "ising";
-  for (int64_t k = 0; k < bins; ++k)
-    lng[k] = c.beta * static_cast<double>(muca_energy(ising, bins - 1, k));
+  const double coupling = c.model_kind == "phi4" ? c.kappa : c.beta;
+  for (size_t k = 0; k < energy.size(); ++k) {
+    if (std::isfinite(energy[k])) lng[k] = coupling * energy[k];
+  }
   return lng;
 }
 
@@ -34,7 +38,14 @@ enum class MucaPhase : int32_t { wang_landau = 0, thermalization = 1, production
 WalkerSettings walker_settings(const Config& c) {
   WalkerSettings s;
   s.seed = c.seed;
+  s.model = c.model_kind;
   s.q = c.model_kind == "potts" ? c.q : 2;
+  s.n = c.n;
+  s.single_precision = c.precision == "float";
+  s.step = c.step;
+  s.hits = c.hits;
+  s.lambda = c.lambda;
+  s.energy_bins = c.muca_energy_bins();
   s.dims = c.dims;
   s.walkers = c.muca_walkers;
   s.hot = c.start == "hot";
@@ -43,7 +54,28 @@ WalkerSettings walker_settings(const Config& c) {
   return s;
 }
 
-int64_t muca_energy(bool ising, int64_t bonds, int64_t k) { return ising ? bonds - 2 * k : -k; }
+std::vector<double> muca_bin_energies(const Config& c) {
+  std::vector<double> energy;
+  if (!c.muca_continuous()) {
+    const int64_t bonds = static_cast<int64_t>(c.dims.size()) * c.volume();
+    const int q = c.model_kind == "potts" ? c.q : 2;
+    for (int64_t k = 0; k <= bonds; ++k)
+      energy.push_back(static_cast<double>(muca_bin_energy(q, bonds, k)));
+    return energy;
+  }
+  const MucaEnergyBins bins = c.muca_energy_bins();
+  energy.push_back(std::numeric_limits<double>::quiet_NaN());
+  for (int32_t k = 0; k < bins.count; ++k)
+    energy.push_back(bins.low + (static_cast<double>(k) + 0.5) * bins.width);
+  energy.push_back(std::numeric_limits<double>::quiet_NaN());
+  return energy;
+}
+
+int muca_spin_bytes(const Config& c) {
+  if (!c.muca_continuous()) return 1;
+  const int value = c.precision == "float" ? 4 : 8;
+  return c.model_kind == "on" ? c.n * value : value;
+}
 
 MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers, bool quiet) {
   bool stopped = false;
@@ -55,12 +87,19 @@ MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers
                                         const MulticanonicalStep& step, bool* stopped) {
   const auto start = std::chrono::steady_clock::now();
   *stopped = false;
-  const int d = static_cast<int>(c.dims.size());
-  const int64_t bins = d * c.volume() + 1;
-  const bool ising = c.model_kind == "ising";
   MulticanonicalRecord r;
+  r.energy = muca_bin_energies(c);
+  const auto bins = static_cast<int64_t>(r.energy.size());
   r.model = c.model_kind;
-  r.q = ising ? 2 : c.q;
+  r.q = c.model_kind == "potts" ? c.q : 2;
+  r.n = c.model_kind == "on" ? c.n : 1;
+  r.coupling = c.model_kind == "phi4" ? "kappa" : "beta";
+  r.coupling_value = c.model_kind == "phi4" ? c.kappa : c.beta;
+  if (c.muca_continuous()) {
+    const MucaEnergyBins b = c.muca_energy_bins();
+    r.bin_low = b.low;
+    r.bin_width = b.width;
+  }
   r.volume = c.volume();
   r.walkers = c.muca_walkers;
   const std::array<int64_t, 2> window_bins = c.muca_window_bins();
@@ -74,11 +113,10 @@ MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers
   r.sweeps_per_iteration = c.muca_sweeps_per_iteration;
   r.thermalization = c.thermalization;
   r.measure_every = c.measure_every;
-  for (int64_t k = 0; k < bins; ++k) r.energy.push_back(muca_energy(ising, bins - 1, k));
   r.histogram.assign(static_cast<size_t>(bins), 0);
 
   const WangLandauSettings settings{c.muca_lnf_initial, c.muca_lnf_final, c.muca_flatness};
-  WangLandau wl(initial_log_g(c, bins), window, settings);
+  WangLandau wl(initial_log_g(c, r.energy), window, settings);
   uint64_t sweep = 0;
   MucaPhase phase = MucaPhase::wang_landau;
   int64_t wang_landau_sweeps = 0, thermalized = 0;
@@ -133,7 +171,7 @@ MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers
 
   if (phase == MucaPhase::wang_landau) {
     while (!wl.done() && wang_landau_sweeps < c.muca_max_sweeps) {
-      walkers.set_thresholds(muca_thresholds(muca_log_weights(wl.log_g(), window), window, d));
+      walkers.set_weights(muca_log_weights(wl.log_g(), window), window);
       const int64_t n =
           std::min(c.muca_sweeps_per_iteration, c.muca_max_sweeps - wang_landau_sweeps);
       const uint64_t previous = sweep;
@@ -161,7 +199,7 @@ MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers
   r.wang_landau_sweeps = wang_landau_sweeps;
   r.wang_landau_log_g = wl.log_g();
   r.visited.assign(wl.visited().begin(), wl.visited().end());
-  walkers.set_thresholds(muca_thresholds(r.log_weight, window, d));
+  walkers.set_weights(r.log_weight, window);
 
   // Sweeps in calls small enough for the trace buffer.
   const int64_t chunk = std::max<int64_t>(1, kTraceEntries / r.walkers);
@@ -198,9 +236,9 @@ MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers
       done += n;
     }
     r.sweeps.push_back(static_cast<int64_t>(sweep));
-    for (int32_t k : walkers.bins())
-      r.energy_series.push_back(static_cast<int32_t>(muca_energy(ising, bins - 1, k)));
-    const std::vector<int32_t> orders = walkers.orders();
+    const std::vector<double> energies = walkers.energies();
+    r.energy_series.insert(r.energy_series.end(), energies.begin(), energies.end());
+    const std::vector<double> orders = walkers.orders();
     r.order_series.insert(r.order_series.end(), orders.begin(), orders.end());
     const bool last = static_cast<int64_t>(r.sweeps.size()) == c.measurements;
     if (may_stop(previous, last) && !last) return r;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "sim/checkpoint.hpp"
 #include "sim/config.hpp"
@@ -15,8 +16,13 @@ namespace lattica {
 /// The walker settings of a multicanonical configuration.
 WalkerSettings walker_settings(const Config& config);
 
-/// The total energy of bin k (k satisfied bonds of `bonds`): Ising dV - 2k, Potts -k.
-int64_t muca_energy(bool ising, int64_t bonds, int64_t k);
+/// The total energy of every bin: exact for Ising and Potts (bin k: k satisfied bonds), the
+/// bins' centres for O(n) and phi^4 (NaN for the bins below and above the window).
+std::vector<double> muca_bin_energies(const Config& config);
+
+/// The bytes of one walker's spin at one site: 1 (Ising, Potts), n (O(n)) or 1 values of 4
+/// (float) or 8 bytes.
+int muca_spin_bytes(const Config& config);
 
 /// Runs the whole multicanonical chain of `config` on `walkers` (built from
 /// walker_settings(config)); progress lines on stderr unless quiet.

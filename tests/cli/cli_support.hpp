@@ -120,6 +120,12 @@ inline int64_t int64_attribute(hid_t object, const char* name) {
   return v[0];
 }
 
+inline double double_attribute(hid_t object, const char* name) {
+  const auto v = numeric_attribute<double>(object, name, H5T_NATIVE_DOUBLE);
+  if (v.size() != 1) throw std::runtime_error(std::string(name) + " is not a scalar");
+  return v[0];
+}
+
 /// What a dataset holds: type class, size in bytes, signedness, shape.
 struct DatasetInfo {
   H5T_class_t type_class = H5T_NO_CLASS;

@@ -7,6 +7,7 @@
 #include <hdf5.h>
 #include <signal.h>
 
+#include <cmath>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -28,9 +29,26 @@ std::string muca_input(const std::string& model = "kind = \"potts\"\nq = 3\nbeta
 
 TEST_F(Cli, BadMulticanonicalInputExitsTwoAndWritesNothing) {
   const std::vector<BadInput> cases = {
-      {"O(n)",
-       muca_input("kind = \"on\"\nn = 3\nbeta = 1.0"),
-       {"model.kind", "'on'", "\"ising\" and \"potts\" only"}},
+      {"phi^4 without a window",
+       muca_input("kind = \"phi4\"\nkappa = 0.3\nlambda = 1.0"),
+       {"multicanonical.window is missing", "unbounded"}},
+      {"O(n) window beyond the energies",
+       muca_input("kind = \"on\"\nn = 3\nbeta = 1.0", "window = [-2.5, 0.0]"),
+       {"multicanonical.window", "[-2.0, 2.0]"}},
+      {"O(n) field", muca_input("kind = \"on\"\nn = 2\nbeta = 1.0\nh = 0.2"), {"model.h", "h = 0"}},
+      {"O(n) tuned step",
+       muca_input("kind = \"on\"\nn = 2\nbeta = 1.0", "walkers = 8", "[update]\ntune = true\n"),
+       {"update.tune", "update.step as given"}},
+      {"O(n) heat bath",
+       muca_input("kind = \"on\"\nn = 2\nbeta = 1.0", "walkers = 8",
+                  "[update]\nalgorithm = \"heatbath\"\n"),
+       {"update.algorithm", "only \"metropolis\""}},
+      {"bins for Potts",
+       muca_input("kind = \"potts\"\nq = 3\nbeta = 1.0", "bins = 64"),
+       {"multicanonical.bins"}},
+      {"too few bins",
+       muca_input("kind = \"phi4\"\nkappa = 0.3\nlambda = 1.0", "window = [-3.0, 1.0]\nbins = 2"),
+       {"multicanonical.bins", "2"}},
       {"field", muca_input("kind = \"ising\"\nbeta = 0.4\nh = 0.1"), {"model.h", "h = 0"}},
       {"tempering",
        muca_input("kind = \"ising\"", "walkers = 8", "[tempering]\nbeta = [0.3, 0.4]\n"),
@@ -73,6 +91,31 @@ TEST_F(Cli, BadMulticanonicalInputExitsTwoAndWritesNothing) {
   expect_bad_inputs(cases);
 }
 
+TEST_F(Cli, ContinuousMulticanonicalRunWritesBinnedEnergies) {
+  std::ofstream(path("phi4.toml"))
+      << muca_input("kind = \"phi4\"\nkappa = 0.3\nlambda = 1.0\nprecision = \"float\"",
+                    "walkers = 8\nlnf_final = 0.05\nwindow = [-3.0, 1.0]\nbins = 16");
+  const RunResult r = sim({path("phi4.toml"), "--backend", "cpu", "-o", "phi4.h5", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const H5Id file = open_file(path("phi4.h5"));
+  const H5Id group = open_group(file.get(), "multicanonical");
+  EXPECT_EQ(string_attribute(group.get(), "model"), "phi4");
+  EXPECT_EQ(string_attribute(group.get(), "coupling"), "kappa");
+  EXPECT_EQ(double_attribute(group.get(), "coupling_value"), 0.3);
+  EXPECT_EQ(double_attribute(group.get(), "bin_low"), -3.0 * 16);
+  EXPECT_EQ(double_attribute(group.get(), "bin_width"), 4.0);
+  const std::vector<double> energy = read_doubles(file.get(), "/multicanonical/energy");
+  ASSERT_EQ(energy.size(), 18u);  // below the window, 16 bins, above it
+  EXPECT_TRUE(std::isnan(energy.front()) && std::isnan(energy.back()));
+  EXPECT_EQ(energy[1], -46.0);  // the first bin's centre
+  const std::vector<double> series = read_doubles(file.get(), "/multicanonical/energy_series");
+  ASSERT_EQ(series.size(), 20u * 8);
+  for (double e : series) {
+    EXPECT_GE(e, -48.0);
+    EXPECT_LT(e, 16.0);
+  }
+}
+
 TEST_F(Cli, MulticanonicalRunWritesItsGroup) {
   std::ofstream(path("muca.toml")) << muca_input();
   const RunResult r = sim({path("muca.toml"), "--backend", "cpu", "-o", "muca.h5", "-q"});
@@ -85,7 +128,7 @@ TEST_F(Cli, MulticanonicalRunWritesItsGroup) {
   EXPECT_EQ(int64_attribute(group.get(), "converged"), 1);
   EXPECT_EQ(dataset_info(file.get(), "/multicanonical/energy_series").shape,
             (std::vector<hsize_t>{20, 8}));
-  const std::vector<int64_t> energy = read_int64s(file.get(), "/multicanonical/energy");
+  const std::vector<double> energy = read_doubles(file.get(), "/multicanonical/energy");
   ASSERT_EQ(energy.size(), 33u);  // bins k = 0 .. 2V
   EXPECT_EQ(energy.front(), 0);
   EXPECT_EQ(energy.back(), -32);

@@ -1,5 +1,7 @@
 // Multicanonical walkers on the GPU (one thread per walker) against the CPU loop over walkers:
-// the same spins, bins, order parameters and histograms, bit for bit, and the same whole run.
+// the same spins, bins, order parameters and histograms, bit for bit, and the same whole run;
+// for phi^4 (no library functions in its moves) the same bit for bit too, and for O(n) (whose
+// Gaussian proposals take log, sin and cos from each side's library) the same to rounding.
 
 #include <gtest/gtest.h>
 
@@ -25,11 +27,10 @@ void expect_same_walkers(const WalkerSettings& s) {
   const int d = static_cast<int>(s.dims.size());
   int64_t volume = 1;
   for (int64_t l : s.dims) volume *= l;
-  const std::vector<uint64_t> t =
-      muca_thresholds(rippled_weights(d * volume + 1), MucaWindow{0, d * volume}, d);
+  const std::vector<double> w = rippled_weights(d * volume + 1);
   std::unique_ptr<WalkerEnsemble> cpu = make_cpu_walkers(s), gpu = make_cuda_walkers(s);
-  cpu->set_thresholds(t);
-  gpu->set_thresholds(t);
+  cpu->set_weights(w, MucaWindow{0, d * volume});
+  gpu->set_weights(w, MucaWindow{0, d * volume});
   EXPECT_EQ(cpu->spins(), gpu->spins()) << "initial state";
   uint64_t sweep = 3;
   for (int64_t n : {1, 7, 12}) {
@@ -75,6 +76,70 @@ void expect_same_run(const Config& c) {
   EXPECT_EQ(a.order_series, b.order_series);
 }
 
+/// Continuous walkers of `s` with rippled weights over its bins (NaN outside the window) on
+/// both backends, for sweeps 3 .. 22: the same histograms, bins and spins bit for bit
+/// (`exact`), or energies, orders and spins within `tolerance` (relative to their scale).
+void expect_close_continuous_walkers(const WalkerSettings& s, bool exact, double tolerance) {
+  const int32_t count = s.energy_bins.count;
+  std::vector<double> w = rippled_weights(count + 2);
+  w.front() = w.back() = std::nan("");
+  std::unique_ptr<WalkerEnsemble> cpu = make_cpu_walkers(s), gpu = make_cuda_walkers(s);
+  cpu->set_weights(w, MucaWindow{1, count});
+  gpu->set_weights(w, MucaWindow{1, count});
+  EXPECT_EQ(cpu->spins(), gpu->spins()) << "initial state";
+  uint64_t sweep = 3;
+  for (int64_t n : {1, 7, 12}) {
+    const std::vector<uint64_t> hc = cpu->sweep(sweep, n), hg = gpu->sweep(sweep, n);
+    sweep += n;
+    if (exact) {
+      EXPECT_EQ(hc, hg) << "histogram, sweep " << sweep;
+      EXPECT_EQ(cpu->energies(), gpu->energies()) << "sweep " << sweep;
+      EXPECT_EQ(cpu->orders(), gpu->orders()) << "sweep " << sweep;
+      continue;
+    }
+    const std::vector<double> ec = cpu->energies(), eg = gpu->energies();
+    const std::vector<double> oc = cpu->orders(), og = gpu->orders();
+    const double scale = std::fabs(s.energy_bins.low);  // the energies' and orders' size
+    int far = 0;
+    for (size_t i = 0; i < ec.size(); ++i) {
+      far += std::fabs(ec[i] - eg[i]) > tolerance * scale ||
+             std::fabs(oc[i] - og[i]) > tolerance * scale;
+    }
+    EXPECT_EQ(far, 0) << "walkers apart after sweep " << sweep;
+  }
+  if (exact) {
+    EXPECT_EQ(cpu->spins(), gpu->spins());
+  }
+}
+
+/// Settings of continuous walkers on a 6^2 lattice, window [-2, 0.5] per site in 40 bins.
+WalkerSettings continuous_settings(const std::string& model, bool single_precision) {
+  WalkerSettings s;
+  s.seed = 31;
+  s.model = model;
+  s.n = 3;
+  s.lambda = 0.8;
+  s.step = 0.9;
+  s.hits = 2;
+  s.single_precision = single_precision;
+  s.dims = {6, 6};
+  s.walkers = 999;  // not a multiple of the block size
+  s.energy_bins = MucaEnergyBins{-2.0 * 36, 2.5 * 36 / 40, 40};
+  return s;
+}
+
+TEST(GpuMulticanonical, Phi4WalkersMatchTheCpuBitForBit) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  expect_close_continuous_walkers(continuous_settings("phi4", false), true, 0);
+  expect_close_continuous_walkers(continuous_settings("phi4", true), true, 0);
+}
+
+TEST(GpuMulticanonical, OnWalkersMatchTheCpuToRounding) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  expect_close_continuous_walkers(continuous_settings("on", false), false, 1e-9);
+  expect_close_continuous_walkers(continuous_settings("on", true), false, 1e-4);
+}
+
 /// A short q = 10 Potts run of 6^2 sites: Wang-Landau to ln f = 0.01, 20 measurements.
 Config potts10_config(uint64_t seed, int64_t walkers) {
   Config c;
@@ -93,6 +158,21 @@ Config potts10_config(uint64_t seed, int64_t walkers) {
   c.measurements = 20;
   c.measure_every = 3;
   return c;
+}
+
+TEST(GpuMulticanonical, WholePhi4RunMatchesTheCpu) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  Config c = potts10_config(13, 2048);
+  c.model_kind = "phi4";
+  c.kappa = 0.3;
+  c.lambda = 1.0;
+  c.precision = "float";
+  c.muca_window = {-3.0, 1.0};
+  c.muca_bins = 64;
+  c.muca_initial_weights = "canonical";
+  std::unique_ptr<WalkerEnsemble> cpu = make_cpu_walkers(walker_settings(c));
+  std::unique_ptr<WalkerEnsemble> gpu = make_cuda_walkers(walker_settings(c));
+  test::expect_same_record(run_multicanonical(c, *cpu, true), run_multicanonical(c, *gpu, true));
 }
 
 TEST(GpuMulticanonical, WholeRunMatchesTheCpu) {

@@ -1,11 +1,15 @@
 // Multicanonical walkers (issue 21): ln g(E) against exact enumeration of Ising 4x4 and Potts
 // q = 3 3x3 (errors by jackknife over blocks of independent walkers), the Wang-Landau schedule,
-// and chains that do not depend on the thread count.
+// and chains that do not depend on the thread count; the continuous models' binned walkers
+// reweighted to several couplings against the exact energies of rings (O(2), O(3): Bessel
+// sums; phi^4: the transfer matrix by quadrature).
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <vector>
 
@@ -146,7 +150,7 @@ TEST(Multicanonical, PottsWindowThatHotWalkersApproachIsExact) {
   for (const auto& [b, p] : test::exact_potts(c.dims, 3, 0.0, 0.0).bond_distribution)
     exact[-b] = std::log(p) + 9 * std::log(3.0);
   expect_exact_log_g(r, in_window(exact, -2.0, -1.0, 9));
-  for (int32_t e : r.energy_series) EXPECT_LE(e, -9);
+  for (double e : r.energy_series) EXPECT_LE(e, -9);
 }
 
 TEST(Multicanonical, ChainDoesNotDependOnThreads) {
@@ -169,10 +173,11 @@ TEST(Multicanonical, OrderParameterAndBinsAgreeWithTheSpins) {
   s.dims = {4, 6};
   s.walkers = 7;
   std::unique_ptr<WalkerEnsemble> walkers = make_cpu_walkers(s);
-  walkers->set_thresholds(muca_thresholds(std::vector<double>(49, 0.0), {0, 48}, 2));
+  walkers->set_weights(std::vector<double>(49, 0.0), {0, 48});
   walkers->sweep(0, 3);
   const std::vector<uint8_t> spins = walkers->spins();
-  const std::vector<int32_t> bins = walkers->bins(), orders = walkers->orders();
+  const std::vector<int32_t> bins = walkers->bins();
+  const std::vector<double> orders = walkers->orders();
   for (int w = 0; w < 7; ++w) {
     auto at = [&](int i, int j) { return spins[((i + 4) % 4 * 6 + (j + 6) % 6) * 7 + w]; };
     int satisfied = 0, count[4] = {};
@@ -238,11 +243,10 @@ TEST(WangLandau, ThresholdsKeepWalkersInTheWindowAndBringOthersIn) {
   EXPECT_EQ(at(5, 1), 0u);
 }
 
-// A run stopped in Wang-Landau, in thermalization and in production, and continued on fresh
-// walkers from its checkpoint, is the uninterrupted run bit for bit.
-TEST(Multicanonical, RunContinuedFromACheckpointInEveryPhaseIsTheSameRun) {
-  Config c = muca_config("potts", 3, {4, 4}, 2);
-  c.muca_lnf_final = 0.05;
+// A run of c (thermalization 40, 30 measurements every 3 sweeps) stopped in Wang-Landau, in
+// thermalization and in production, and continued on fresh walkers from its checkpoint, is the
+// uninterrupted run bit for bit.
+void expect_resumes_in_every_phase(Config c) {
   c.thermalization = 40;
   c.measurements = 30;
   c.measure_every = 3;
@@ -260,6 +264,264 @@ TEST(Multicanonical, RunContinuedFromACheckpointInEveryPhaseIsTheSameRun) {
     EXPECT_FALSE(stopped);
     test::expect_same_record(straight, resumed);
   }
+}
+
+TEST(Multicanonical, RunContinuedFromACheckpointInEveryPhaseIsTheSameRun) {
+  Config c = muca_config("potts", 3, {4, 4}, 2);
+  c.muca_lnf_final = 0.05;
+  expect_resumes_in_every_phase(c);
+}
+
+// ---- O(n) and phi^4: binned energies ------------------------------------------------------
+
+/// A multicanonical configuration of a continuous model on a ring of `length` sites.
+Config continuous_config(const std::string& kind, int64_t length, int64_t bins,
+                         std::vector<double> window) {
+  Config c = muca_config(kind, 0, {length}, 2);
+  c.muca_bins = bins;
+  c.muca_window = std::move(window);
+  c.precision = "double";
+  c.muca_walkers = 256;
+  c.muca_lnf_final = 2e-3;
+  c.thermalization = 200;
+  c.measurements = 12000;
+  return c;
+}
+
+/// <E>/V at `coupling` from the production's series reweighted by exp(-coupling E - ln W(E)),
+/// over the walkers `use`.
+double reweighted_energy(const MulticanonicalRecord& r, const MucaEnergyBins& bins, double coupling,
+                         const std::vector<bool>& use) {
+  const size_t walkers = static_cast<size_t>(r.walkers);
+  std::vector<double> log_w, e;
+  for (size_t i = 0; i < r.energy_series.size(); ++i) {
+    if (!use[i % walkers]) continue;
+    const double energy = r.energy_series[i];
+    log_w.push_back(-coupling * energy - r.log_weight[bins.bin(energy)]);
+    e.push_back(energy);
+  }
+  const double top = *std::max_element(log_w.begin(), log_w.end());
+  double z = 0, sum = 0;
+  for (size_t i = 0; i < e.size(); ++i) {
+    const double w = std::exp(log_w[i] - top);
+    z += w;
+    sum += w * e[i];
+  }
+  return sum / z / static_cast<double>(r.volume);
+}
+
+/// Checks the reweighted energy per site at each coupling against `exact` within 4.5 jackknife
+/// errors (16 blocks of walkers), and that the errors resolve `resolution`.
+void expect_reweighted_energies(const Config& c, const MulticanonicalRecord& r,
+                                const std::vector<std::pair<double, double>>& exact,
+                                double resolution) {
+  ASSERT_TRUE(r.converged);
+  const MucaEnergyBins bins = c.muca_energy_bins();
+  for (double e : r.energy_series) {  // the production samples the window only
+    ASSERT_GE(e, bins.low);
+    ASSERT_LT(e, bins.low + bins.count * bins.width);
+  }
+  const int blocks = 16;
+  for (const auto& [coupling, value] : exact) {
+    const double all = reweighted_energy(r, bins, coupling, std::vector<bool>(r.walkers, true));
+    std::vector<double> leave_out;
+    for (int b = 0; b < blocks; ++b) {
+      std::vector<bool> use(r.walkers, true);
+      for (int64_t w = b; w < r.walkers; w += blocks) use[w] = false;
+      leave_out.push_back(reweighted_energy(r, bins, coupling, use));
+    }
+    double mean = 0, var = 0;
+    for (double x : leave_out) mean += x / blocks;
+    for (double x : leave_out) var += (x - mean) * (x - mean);
+    const double error = std::sqrt(var * (blocks - 1) / blocks);
+    std::printf("coupling %g: e = %.6f +- %.2g, exact %.6f\n", coupling, all, error, value);
+    EXPECT_LT(error, resolution) << "coupling " << coupling;
+    EXPECT_LT(std::fabs(all - value), 4.5 * error)
+        << "coupling " << coupling << ": e " << all << " +- " << error << ", exact " << value;
+  }
+}
+
+/// The XY ring's energy per site: Z = sum_m I_m(beta)^L.
+double xy_ring_energy(int length, double beta) {
+  double z = 0, energy = 0;
+  for (int m = -40; m <= 40; ++m) {
+    const double i_m = std::cyl_bessel_i(std::abs(m), beta);
+    const double derivative =
+        (std::cyl_bessel_i(std::abs(m - 1), beta) + std::cyl_bessel_i(std::abs(m + 1), beta)) / 2;
+    z += std::pow(i_m, length);
+    energy -= std::pow(i_m, length - 1) * derivative;
+  }
+  return energy / z;
+}
+
+/// The Heisenberg ring's energy per site: Z = sum_l (2l + 1) (I_{l+1/2}(beta) / sqrt(beta))^L
+/// (the eigenvalues of exp(beta s.s') on the sphere), differentiated numerically.
+double heisenberg_ring_energy(int length, double beta) {
+  auto log_z = [&](double b) {
+    double z = 0;
+    for (int l = 0; l <= 40; ++l)
+      z += (2 * l + 1) * std::pow(std::cyl_bessel_i(l + 0.5, b) / std::sqrt(b), length);
+    return std::log(z);
+  };
+  const double h = 1e-5;
+  return -(log_z(beta + h) - log_z(beta - h)) / (2 * h) / length;
+}
+
+/// The phi^4 ring's <E>/V, E = -2 sum phi_x phi_{x+1}: tr(D K^(L-1)) / tr(K^L) with the kernel
+/// K(x, y) = exp(-V(x)/2 + 2 kappa x y - V(y)/2) on 201 points of [-3.5, 3.5] (the trapezoid
+/// rule, converged to 1e-15 for these couplings) and D = -2 x y K.
+double phi4_ring_energy(int length, double kappa, double lambda) {
+  const int n = 201;
+  const double a = 3.5, h = 2 * a / (n - 1);
+  std::vector<double> x(n), k(n * n), d(n * n);
+  for (int i = 0; i < n; ++i) x[i] = -a + i * h;
+  auto v = [&](double p) { return p * p + lambda * (p * p - 1) * (p * p - 1); };
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      k[i * n + j] = h * std::exp(-0.5 * v(x[i]) - 0.5 * v(x[j]) + 2 * kappa * x[i] * x[j]);
+      d[i * n + j] = -2 * x[i] * x[j] * k[i * n + j];
+    }
+  }
+  auto times = [&](const std::vector<double>& a_, const std::vector<double>& b_) {
+    std::vector<double> out(n * n, 0.0);
+    for (int i = 0; i < n; ++i)
+      for (int l = 0; l < n; ++l)
+        for (int j = 0; j < n; ++j) out[i * n + j] += a_[i * n + l] * b_[l * n + j];
+    return out;
+  };
+  std::vector<double> power = k;  // K^(L-1)
+  for (int p = 2; p < length; ++p) power = times(power, k);
+  double numerator = 0, z = 0;
+  const std::vector<double> dp = times(d, power), kp = times(k, power);
+  for (int i = 0; i < n; ++i) {
+    numerator += dp[i * n + i];
+    z += kp[i * n + i];
+  }
+  return numerator / z;
+}
+
+TEST(MulticanonicalContinuous, OracleRingEnergiesHaveTheirLimits) {
+  // Small couplings: <s . s'> = beta / n per bond; phi^4 at lambda = 0 is Gaussian,
+  // <phi^2> = 1/2, so <phi phi'> = 2 kappa / 4 and E/V = -2 <phi phi'> = -kappa.
+  EXPECT_NEAR(xy_ring_energy(8, 1e-3), -1e-3 / 2, 1e-7);
+  EXPECT_NEAR(heisenberg_ring_energy(8, 1e-3), -1e-3 / 3, 1e-7);
+  EXPECT_NEAR(phi4_ring_energy(4, 1e-4, 0.0), -1e-4, 1e-7);
+}
+
+TEST(MulticanonicalContinuous, XyRingReweightedToEveryBetaIsExact) {
+  Config c = continuous_config("on", 8, 32, {});  // the whole range, E/V in [-1, 1]
+  c.n = 2;
+  c.step = 1.5;
+  const MulticanonicalRecord r = run_cpu(c);
+  EXPECT_EQ(r.coupling, "beta");
+  expect_reweighted_energies(
+      c, r,
+      {{0.5, xy_ring_energy(8, 0.5)}, {1.0, xy_ring_energy(8, 1.0)}, {2.0, xy_ring_energy(8, 2.0)}},
+      6e-4);
+}
+
+TEST(MulticanonicalContinuous, HeisenbergRingInFloatReweightedToEveryBetaIsExact) {
+  // The whole range: a window ending at E/V = 0.5 left out enough of beta = 0.5's weight to
+  // move its energy by 3 errors.
+  Config c = continuous_config("on", 6, 24, {});
+  c.n = 3;
+  c.precision = "float";
+  c.step = 1.0;
+  c.muca_initial_weights = "canonical";
+  c.beta = 1.0;
+  const MulticanonicalRecord r = run_cpu(c);
+  expect_reweighted_energies(c, r,
+                             {{0.5, heisenberg_ring_energy(6, 0.5)},
+                              {1.0, heisenberg_ring_energy(6, 1.0)},
+                              {2.0, heisenberg_ring_energy(6, 2.0)}},
+                             6e-4);
+}
+
+TEST(MulticanonicalContinuous, Phi4RingReweightedToEveryKappaIsExact) {
+  // The window [-4, 2.5] per site leaves out less than 2e-5 of the 6-site ring's canonical
+  // weight at these kappas (Chernoff bounds from the transfer matrix at shifted kappa).
+  Config c = continuous_config("phi4", 6, 78, {-4.0, 2.5});
+  c.lambda = 1.0;
+  c.kappa = 0.3;
+  c.step = 1.2;
+  c.muca_initial_weights = "canonical";
+  const MulticanonicalRecord r = run_cpu(c);
+  EXPECT_EQ(r.coupling, "kappa");
+  expect_reweighted_energies(c, r,
+                             {{0.2, phi4_ring_energy(6, 0.2, 1.0)},
+                              {0.3, phi4_ring_energy(6, 0.3, 1.0)},
+                              {0.4, phi4_ring_energy(6, 0.4, 1.0)}},
+                             1.5e-3);
+}
+
+TEST(MulticanonicalContinuous, WalkersEnergiesAndOrdersAgreeWithTheirSpins) {
+  for (const bool phi4 : {false, true}) {
+    WalkerSettings s;
+    s.seed = 11;
+    s.model = phi4 ? "phi4" : "on";
+    s.n = 3;
+    s.lambda = 0.7;
+    s.dims = {3, 4};
+    s.walkers = 5;
+    s.energy_bins = MucaEnergyBins{-40.0, 1.0, 60};
+    std::unique_ptr<WalkerEnsemble> walkers = make_cpu_walkers(s);
+    std::vector<double> flat(62, 0.0);
+    flat.front() = flat.back() = std::nan("");
+    walkers->set_weights(flat, {1, 60});
+    walkers->sweep(0, 3);
+    const std::vector<uint8_t> bytes = walkers->spins();
+    const int components = phi4 ? 1 : 3;
+    ASSERT_EQ(bytes.size(), 12u * 5 * components * sizeof(double));
+    std::vector<double> spins(bytes.size() / sizeof(double));
+    std::memcpy(spins.data(), bytes.data(), bytes.size());
+    const std::vector<double> energies = walkers->energies(), orders = walkers->orders();
+    const std::vector<int32_t> bins = walkers->bins();
+    for (int w = 0; w < 5; ++w) {
+      auto at = [&](int i, int j, int a) {
+        return spins[(((i + 3) % 3 * 4 + (j + 4) % 4) * 5 + w) * components + a];
+      };
+      double energy = 0, m[3] = {};
+      for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 4; ++j) {
+          for (int a = 0; a < components; ++a) {
+            const double bond = at(i, j, a) * (at(i + 1, j, a) + at(i, j + 1, a));
+            energy -= phi4 ? 2 * bond : bond;
+            m[a] += at(i, j, a);
+          }
+        }
+      }
+      const double order = phi4 ? m[0] : std::sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
+      EXPECT_NEAR(energies[w], energy, 1e-12) << "walker " << w;
+      EXPECT_NEAR(orders[w], order, 1e-12) << "walker " << w;
+      EXPECT_EQ(bins[w], s.energy_bins.bin(energies[w])) << "walker " << w;
+    }
+    walkers->set_spins(bytes);  // and back: the same energies
+    EXPECT_EQ(walkers->energies(), energies);
+    EXPECT_THROW(walkers->set_spins(std::vector<uint8_t>(bytes.size() - 8)), std::invalid_argument);
+  }
+}
+
+TEST(MulticanonicalContinuous, BinsHoldTheirEdgesAndTheRestLiesOutside) {
+  const MucaEnergyBins b{-10.0, 0.5, 8};  // the window [-10, -6)
+  EXPECT_EQ(b.bin(-10.0), 1);
+  EXPECT_EQ(b.bin(-9.5), 2);
+  EXPECT_EQ(b.bin(-6.0000001), 8);
+  EXPECT_EQ(b.bin(-6.0), 9);
+  EXPECT_EQ(b.bin(-10.0000001), 0);
+  EXPECT_EQ(b.bin(std::nan("")), 0);
+  EXPECT_EQ(b.distance(-11.0), 1.0);
+  EXPECT_EQ(b.distance(-7.0), 0.0);
+  EXPECT_EQ(b.distance(-5.0), 1.0);
+}
+
+// A continuous run stopped in every phase and continued from its checkpoint is the same run.
+TEST(MulticanonicalContinuous, RunContinuedFromACheckpointInEveryPhaseIsTheSameRun) {
+  Config c = continuous_config("phi4", 4, 36, {-5.5, 3.5});
+  c.lambda = 1.0;
+  c.kappa = 0.3;
+  c.muca_walkers = 16;
+  c.muca_lnf_final = 0.05;
+  expect_resumes_in_every_phase(c);
 }
 
 }  // namespace

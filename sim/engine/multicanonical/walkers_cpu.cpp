@@ -4,7 +4,7 @@
 namespace lattica {
 
 std::unique_ptr<WalkerEnsemble> make_cpu_walkers(const WalkerSettings& settings) {
-  return std::make_unique<ExecWalkers<CpuExec>>(settings, settings.threads);
+  return make_exec_walkers<CpuExec>(settings, settings.threads);
 }
 
 }  // namespace lattica

@@ -10,7 +10,7 @@ std::unique_ptr<WalkerEnsemble> make_cuda_walkers(const WalkerSettings& settings
   // Blocks of 64 threads: 16384 walkers make 256 blocks, enough for every multiprocessor of
   // a large GPU (blocks of 256 would leave half of an H100's 132 idle).
   constexpr int kWalkerBlock = 64;
-  return std::make_unique<ExecWalkers<CudaExec>>(settings, settings.cuda_device, kWalkerBlock);
+  return make_exec_walkers<CudaExec>(settings, settings.cuda_device, kWalkerBlock);
 }
 
 }  // namespace lattica
