@@ -766,7 +766,15 @@ cumulant U4 = 1 - <m^4>/(3 <m^2>^2) from the walkers' time series (Ising m = M/V
 m = (q n_max/V - 1)/(q - 1)). With --first-order: the beta near --beta (or model.beta) where
 P(E) has two peaks of equal height, the peaks' energies per site, the latent heat and the
 interface tension ln(P_max/P_min) / (2 L^(d-1)); --json adds ln P(E) there ("log_p", one
-value per entry of "energy")."""
+value per entry of "energy").
+
+O(n) and phi^4 runs have binned energies ("energy": the bins' centres): ln g per bin is
+relative to the window's lowest bin and there is no f. --beta gives the coupling conjugate
+to E: beta for O(n) (E = -sum s_i.s_j), kappa for phi^4 (E = -2 sum phi_x phi_y); e, C and
+U4 come from the time series reweighted by exp(-coupling E - ln W(E)) at the samples' own
+energies (C = coupling^2 V (<e^2> - <e>^2); O(n) U4 = (n+2)/2 (1 - n/(n+2) <m^4>/<m^2>^2)
+with m = |M|/V, phi^4 U4 = 1 - <m^4>/(3 <m^2>^2) with m = M/V); --first-order uses ln P over
+the bins' centres. --json: "coupling" names the coupling that the "beta" fields hold."""
 
 
 def cmd_multicanonical(args, parser):
@@ -786,19 +794,30 @@ def cmd_multicanonical(args, parser):
         _error(f"{args.file}: {e}")
         return 1
     if args.first_order and transition is None:
-        _error(f"{args.file}: P(E) has no second peak near beta = {betas[0]}")
+        _error(f"{args.file}: P(E) has no second peak near {run.coupling} = {betas[0]}")
     if target != "-":
         print(multicanonical.format_report(run, lng, lng_error, rows, transition))
     if target is not None:
-        finite = np.isfinite(lng)
+        finite = np.isfinite(lng) & np.isfinite(run.energy)
         if transition is not None:  # ln P(E) at the equal-height beta, normalised to sum 1
             log_p = lng[finite] - transition["beta"] * run.energy[finite]
             top = log_p.max()
             transition["log_p"] = (log_p - top - np.log(np.exp(log_p - top).sum())).tolist()
-        _emit_json({"schema": "lattica-multicanonical/1", "file": args.file,
-                    "energy": run.energy[finite].tolist(), "log_g": lng[finite].tolist(),
-                    "log_g_error": lng_error[finite].tolist(), "reweight": rows,
-                    "first_order": transition}, target)
+        energy = (run.energy[finite].tolist() if run.binned  # Ising, Potts: exact integers
+                  else run.energy[finite].astype(np.int64).tolist())
+        document = {"schema": "lattica-multicanonical/1", "file": args.file,
+                    "model": run.model, "coupling": run.coupling,
+                    "coupling_value": run.beta, "binned": run.binned}
+        if run.model == "potts":
+            document["q"] = run.q
+        if run.model == "on":
+            document["n"] = run.n
+        if run.binned:
+            document["bin_low"], document["bin_width"] = run.bin_low, run.bin_width
+        document.update({"energy": energy, "log_g": lng[finite].tolist(),
+                         "log_g_error": lng_error[finite].tolist(), "reweight": rows,
+                         "first_order": transition})
+        _emit_json(document, target)
     return 0
 ANNEALING_DESCRIPTION = """\
 Reads /annealing of population annealing runs ([annealing]) of one schedule and prints, per
@@ -907,9 +926,11 @@ def main(argv=None):
             "run", MULTICANONICAL_DESCRIPTION)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--beta", type=float, nargs="+", metavar="B",
-                   help="inverse temperatures to reweight to (default: model.beta)")
+                   help="couplings to reweight to: beta, or kappa for a phi^4 run (default: "
+                        "the run's own)")
     p.add_argument("--first-order", action="store_true",
-                   help="find the equal-height beta, the peak energies and the interface tension")
+                   help="find the equal-height beta (kappa for phi^4), the peak energies and "
+                        "the interface tension")
     p.add_argument("--blocks", type=int, default=20, metavar="N",
                    help="jackknife blocks of walkers (default 20)")
     p.add_argument("--json", nargs="?", const="-", metavar="PATH", help=JSON_HELP)

@@ -14,6 +14,16 @@ the lowest energy sampled, and the free energy is not available (NaN). Canonical
 any beta follow from the time series reweighted by exp(-beta E - ln W(E)); the free energy per
 site from ln Z = ln sum_E g(E) e^(-beta E). Errors: jackknife over blocks of walkers (the
 walkers are independent chains), each block's ln g from its own time series.
+
+The continuous models, O(n) (model "on", E = -sum_<ij> s_i.s_j) and phi^4 (model "phi4",
+E = -2 sum_<xy> phi_x phi_y), run in binned energies: bin 0 holds E < bin_low, bins 1 .. count
+the window [bin_low + (k-1) bin_width, bin_low + k bin_width), bin count + 1 everything above
+(the group's energy holds the bins' centres, NaN for those two). Such a run is always windowed:
+ln g per bin is relative and the free energy is not available. Their canonical averages come
+from the time series alone, reweighted with exp(-c E_i - ln W(bin(E_i))) (exact in E_i, no bin
+centres), c the run's coupling: beta for O(n), kappa for phi^4 (whose walkers sample
+exp(-sum_x V(phi_x)) W(E), the action being kappa E + sum_x V(phi_x)). Samples outside the window
+(a walker's start, where ln W is NaN) carry no weight.
 """
 
 import dataclasses
@@ -29,25 +39,54 @@ class Multicanonical:
     model: str
     q: int
     dims: tuple
-    beta: float
-    energy: np.ndarray  # total energy of each bin
+    beta: float  # the run's coupling: beta, or kappa for phi^4 (see coupling)
+    energy: np.ndarray  # total energy of each bin (binned runs: its centre, NaN outside)
     log_weight: np.ndarray
     histogram: np.ndarray
     visited: np.ndarray
     energy_series: np.ndarray  # [measurement, walker]
     order_series: np.ndarray
     attrs: dict
+    n: int = 1  # O(n) components
+    coupling: str = "beta"  # the name of the coupling conjugate to E: "beta" or "kappa"
+    bin_low: float = float("nan")  # binned runs: the window's lowest total energy
+    bin_width: float = float("nan")  # binned runs: the bins' width in total energy
 
     @property
     def volume(self):
         return int(np.prod(self.dims))
 
+    @property
+    def binned(self):
+        """Whether the energies are binned (O(n), phi^4) rather than exact (Ising, Potts)."""
+        return bool(np.isfinite(self.bin_width))
+
+    @property
+    def model_name(self):
+        """The model as reports name it: ising, potts q = 3, O(3), phi^4."""
+        if self.model == "potts":
+            return f"potts q = {self.q}"
+        if self.model == "on":
+            return f"O({self.n})"
+        if self.model == "phi4":
+            return "phi^4"
+        return self.model
+
     def order_per_site(self, order):
-        """Ising: m = M / V; Potts: m = (q n_max / V - 1) / (q - 1)."""
+        """Ising: m = M / V; Potts: m = (q n_max / V - 1) / (q - 1); O(n): m = |M| / V;
+        phi^4: m = M / V (signed)."""
         v = self.volume
-        if self.model == "ising":
-            return order / v
-        return (self.q * order / v - 1.0) / (self.q - 1.0)
+        if self.model == "potts":
+            return (self.q * order / v - 1.0) / (self.q - 1.0)
+        return order / v
+
+    def binder(self, m4, m2):
+        """U4 from <m^4> and <m^2>: O(n) with n > 1 summary.binder's vector convention (0 for
+        a Gaussian m vector, 1 ordered), otherwise 1 - <m^4>/(3 <m^2>^2)."""
+        if self.model == "on":
+            from analysis.summary import binder
+            return binder(m4, m2, components=self.n)
+        return 1.0 - m4 / (3.0 * m2 * m2)
 
 
 def read(path):
@@ -58,14 +97,24 @@ def read(path):
         g = f["multicanonical"]
         attrs = {k: (v.item() if hasattr(v, "item") else v) for k, v in g.attrs.items()}
         attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in attrs.items()}
+        coupling = str(attrs.get("coupling", "beta"))
+        if "coupling_value" in attrs:
+            value = float(attrs["coupling_value"])
+        elif coupling in f.attrs:  # files written before the group carried its coupling
+            value = float(f.attrs[coupling])
+        else:
+            value = float("nan")
         return Multicanonical(
             path=path, model=attrs["model"], q=int(attrs["q"]),
-            dims=tuple(int(x) for x in f.attrs["lattice_dims"]),
-            beta=float(f.attrs["beta"]) if "beta" in f.attrs else float("nan"),
-            energy=g["energy"][()].astype(np.int64), log_weight=g["log_weight"][()],
+            dims=tuple(int(x) for x in f.attrs["lattice_dims"]), beta=value,
+            energy=g["energy"][()].astype(np.float64),
+            log_weight=g["log_weight"][()].astype(np.float64),
             histogram=g["histogram"][()].astype(np.float64), visited=g["visited"][()],
-            energy_series=g["energy_series"][()].astype(np.int64),
-            order_series=g["order_series"][()].astype(np.float64), attrs=attrs)
+            energy_series=g["energy_series"][()].astype(np.float64),
+            order_series=g["order_series"][()].astype(np.float64), attrs=attrs,
+            n=int(attrs.get("n", 1)), coupling=coupling,
+            bin_low=float(attrs.get("bin_low", float("nan"))),
+            bin_width=float(attrs.get("bin_width", float("nan"))))
 
 
 def _logsumexp(a):
@@ -82,11 +131,12 @@ def windowed(run):
 
 def normalise(run, lng):
     """ln g with NaN for unvisited bins, normalised by the ground state or by sum g = q^V (a
-    windowed run: 0 at the lowest energy sampled)."""
+    windowed run, every binned one included: 0 at the lowest energy sampled)."""
     lng = np.array(lng, dtype=float)
-    ok = np.isfinite(lng)
-    ground = int(np.argmin(np.where(ok, run.energy, np.iinfo(np.int64).max)))
-    lowest = int(np.min(run.energy))
+    ok = np.isfinite(lng) & np.isfinite(run.energy)
+    lng[~ok] = np.nan
+    ground = int(np.argmin(np.where(ok, run.energy, np.inf)))
+    lowest = np.nanmin(run.energy) if np.isfinite(run.energy).any() else np.nan
     if ok.any() and windowed(run):
         return lng - lng[ground]
     if ok.any() and run.energy[ground] == lowest:
@@ -102,8 +152,17 @@ def log_g_from_counts(run, counts):
 
 
 def _bin_index(run, energies):
-    """The bin of each total energy (run.energy decreases with the bin)."""
-    return np.searchsorted(-run.energy, -np.asarray(energies))
+    """The bin of each total energy. Ising, Potts: run.energy decreases with the bin. Binned
+    runs as sim bins them: 0 below bin_low (and NaN), 1 + floor((E - bin_low) / bin_width)
+    inside the window, the last bin above it."""
+    energies = np.asarray(energies, dtype=np.float64)
+    if not run.binned:
+        return np.searchsorted(-run.energy, -energies)
+    count = len(run.energy) - 2
+    with np.errstate(invalid="ignore"):
+        inside = energies >= run.bin_low
+        k = np.floor((np.where(inside, energies, run.bin_low) - run.bin_low) / run.bin_width)
+    return np.where(inside, np.where(k < count, 1 + k, count + 1), 0).astype(np.int64)
 
 
 def _block_counts(run, blocks):
@@ -139,8 +198,34 @@ def log_g(run, blocks=20):
     return central, _jackknife(leave_out)
 
 
+def _canonical_binned(run, energies, orders, coupling):
+    """<e>, C, U4 at the coupling from the time series alone, each sample weighted by
+    exp(-coupling E - ln W(bin(E))); samples where ln W is NaN (outside the window) carry no
+    weight. f: NaN (ln g is only relative)."""
+    v = run.volume
+    energies = np.asarray(energies, dtype=np.float64)
+    orders = np.asarray(orders, dtype=np.float64)
+    nan = float("nan")
+    x = -coupling * energies - run.log_weight[_bin_index(run, energies)]
+    keep = np.isfinite(x)
+    if not keep.any():
+        return {"e": nan, "C": nan, "U4": nan, "f": nan}
+    x, e, m = x[keep], energies[keep] / v, run.order_per_site(orders[keep])
+    w = np.exp(x - np.max(x))
+    w /= np.sum(w)
+    mean_e = float(np.dot(w, e))
+    c = float(coupling * coupling * v * np.dot(w, (e - mean_e) ** 2))
+    m2 = float(np.dot(w, m * m))
+    m4 = float(np.dot(w, m ** 4))
+    u4 = float(run.binder(m4, m2)) if m2 > 0 else nan
+    return {"e": mean_e, "C": c, "U4": u4, "f": nan}
+
+
 def _canonical(run, lng, energies, orders, beta):
-    """<e>, C, U4, f at beta from ln g (e, C, f) and the time series (U4)."""
+    """<e>, C, U4, f at beta from ln g (e, C, f) and the time series (U4); binned runs from
+    the time series alone (_canonical_binned)."""
+    if run.binned:
+        return _canonical_binned(run, energies, orders, beta)
     v = run.volume
     ok = np.isfinite(lng)
     a = lng[ok] - beta * run.energy[ok]
@@ -211,8 +296,11 @@ def equal_height(run, lng, beta0, tolerance=1e-10):
     The peaks are the maxima on either side of a split energy: first the mean energy at beta0,
     then the minimum of P between the two peaks, until the split stays put. (The largest local
     maxima of ln P would not do: near the ground state g(E) jumps between energies that few
-    excitations reach.)"""
-    ok = np.isfinite(lng)
+    excitations reach.) Binned runs: P over the bins' centres (beta is then the run's coupling,
+    kappa for phi^4); None with fewer than 3 bins."""
+    ok = np.isfinite(lng) & np.isfinite(run.energy)
+    if np.count_nonzero(ok) < 3:
+        return None
     energy = run.energy[ok].astype(float)
     order = np.argsort(energy)
     energy, g = energy[order], lng[ok][order]
@@ -299,31 +387,41 @@ def first_order(run, beta0, blocks=20):
 def format_report(run, lng, lng_error, rows, transition):
     """Plain-text report of analyse()."""
     a = run.attrs
-    lines = [f"{run.path}: multicanonical {run.model}"
-             + (f" q = {run.q}" if run.model == "potts" else "")
-             + f", L = {'x'.join(map(str, run.dims))}, {a['walkers']} walkers",
+    c = run.coupling
+    lines = [f"{run.path}: multicanonical {run.model_name}"
+             + f", L = {'x'.join(map(str, run.dims))}, {a['walkers']} walkers"
+             + (f", {c} = {run.beta:.8g}" if run.binned else ""),
              f"  Wang-Landau: {a['stages']} stages, ln f = {a['lnf_reached']:.3g}"
              f" ({'converged' if a['converged'] else 'NOT converged'}),"
              f" {a['wang_landau_sweeps']} sweeps per walker",
              f"  production: {run.energy_series.shape[0]} measurements every"
              f" {a['measure_every']} sweeps, histogram {int(run.histogram.sum())} entries",
              "  ln g(E) (" + ("relative: 0 at the lowest energy of the window"
-                              if windowed(run) else "normalised") + "; E total energy):"]
-    ok = np.flatnonzero(np.isfinite(lng))
+                              if windowed(run) else "normalised")
+             + (f"; E the centre of a bin of width {run.bin_width:.6g} in total energy, window "
+                f"[{run.bin_low:.8g}, {run.bin_low + (len(run.energy) - 2) * run.bin_width:.8g})"
+                if run.binned else "; E total energy") + "):"]
+    ok = np.flatnonzero(np.isfinite(lng) & np.isfinite(run.energy))
     shown = ok if len(ok) <= 24 else ok[np.linspace(0, len(ok) - 1, 24).astype(int)]
     for k in shown:
-        lines.append(f"    E = {run.energy[k]:8d}  ln g = {lng[k]:14.6f} +- {lng_error[k]:.2g}")
+        energy = (f"{run.energy[k]:14.6f}" if run.binned
+                  else f"{int(round(run.energy[k])):8d}")
+        lines.append(f"    E = {energy}  ln g = {lng[k]:14.6f} +- {lng_error[k]:.2g}")
     if len(shown) < len(ok):
         lines.append(f"    ({len(ok)} bins visited; --json lists all)")
-    lines.append("  reweighted (per site):")
+    lines.append("  reweighted (per site" + (
+        f"; C = {c}^2 V (<e^2> - <e>^2), no f: ln g is relative" if run.binned else "") + "):")
     for r in rows:
-        lines.append("    beta = {beta:.8g}: e = {e:.8f} +- {e_error:.2g}, C = {C:.6f} +- "
-                     "{C_error:.2g}, U4 = {U4:.6f} +- {U4_error:.2g}, f = {f:.8f} +- "
-                     "{f_error:.2g}".format(**r))
+        line = (f"    {c} = {r['beta']:.8g}: e = {r['e']:.8f} +- {r['e_error']:.2g}, "
+                f"C = {r['C']:.6f} +- {r['C_error']:.2g}, U4 = {r['U4']:.6f} +- "
+                f"{r['U4_error']:.2g}")
+        if not run.binned:
+            line += f", f = {r['f']:.8f} +- {r['f_error']:.2g}"
+        lines.append(line)
     if transition is not None:
         t = transition
         err = (lambda k: f" +- {t[k + '_error']:.2g}" if k + "_error" in t else "")
-        lines.append(f"  equal-height P(E): beta = {t['beta']:.8f}{err('beta')}, e_ordered = "
+        lines.append(f"  equal-height P(E): {c} = {t['beta']:.8f}{err('beta')}, e_ordered = "
                      f"{t['e_ordered']:.6f}{err('e_ordered')}, e_disordered = "
                      f"{t['e_disordered']:.6f}{err('e_disordered')}, latent heat "
                      f"{t['latent_heat']:.6f}{err('latent_heat')}")
