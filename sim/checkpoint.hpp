@@ -66,7 +66,7 @@ struct MulticanonicalCheckpoint {
   std::vector<double> log_weight;
   std::vector<int64_t> histogram, sweeps;
   std::vector<double> energy_series, order_series;
-  std::vector<uint8_t> spins;  ///< the bytes of the spins, [site * walkers + walker]
+  std::vector<uint8_t> spins;  ///< the bytes of the spins (WalkerEnsemble::spins())
 };
 
 /// The checkpoint file of an output file.

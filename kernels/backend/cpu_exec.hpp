@@ -42,6 +42,8 @@ class CpuExec {
   using CopyDone = CopyDoneAtOnce;
 
   static constexpr const char* kBackendName = "cpu";
+  /// Threads that take one task together when a functor is written for it (one thread).
+  static constexpr int kWarpLanes = 1;
 
   /// threads = 0 uses OpenMP's default (OMP_NUM_THREADS or the core count).
   explicit CpuExec(int threads) : threads_(threads > 0 ? threads : omp_get_max_threads()) {}

@@ -134,6 +134,8 @@ class CudaExec {
   using CopyDone = CudaCopyDone;
 
   static constexpr const char* kBackendName = "cuda";
+  /// Threads that take one task together when a functor is written for it (a warp).
+  static constexpr int kWarpLanes = 32;
 
   explicit CudaExec(const ExecOptions& options)
       : CudaExec(options.cuda_device, options.cuda_block_size) {}

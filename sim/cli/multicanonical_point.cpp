@@ -46,6 +46,7 @@ bool run_multicanonical_point(const Config& config, Communicator& world, bool fo
   RunMetadata meta = config_metadata(config);
   meta.backend = walkers->backend_name();
   meta.device = walkers->device_name();
+  meta.snapshot = walkers->snapshot_format();  // none is written; the empty dataset's shape
   if (!from) std::filesystem::remove(checkpoint_file);  // stale: another run's
   // The output is written at the end; a resumed run writes it afresh.
   OutputFile out(config.output_path, force || resume, meta, {}, {});

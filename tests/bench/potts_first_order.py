@@ -151,7 +151,7 @@ def main():
                 run_size(args, size)
             except subprocess.TimeoutExpired:
                 print(f"L = {size}: over --budget {args.budget} s", flush=True)
-    fit(args.outdir, args.fit_from if args.fit_from is not None else sorted(sizes)[1])
+    fit(args.outdir, args.fit_from if args.fit_from is not None else sorted(sizes)[min(1, len(sizes) - 1)])
 
 
 if __name__ == "__main__":

@@ -108,6 +108,10 @@ TEST_F(Cli, ContinuousMulticanonicalRunWritesBinnedEnergies) {
   ASSERT_EQ(energy.size(), 18u);  // below the window, 16 bins, above it
   EXPECT_TRUE(std::isnan(energy.front()) && std::isnan(energy.back()));
   EXPECT_EQ(energy[1], -46.0);  // the first bin's centre
+  // No snapshots, but their empty dataset has the model's type, as readers expect.
+  EXPECT_EQ(dataset_info(file.get(), "/snapshots/configuration").type_class, H5T_FLOAT);
+  EXPECT_EQ(dataset_info(file.get(), "/snapshots/configuration").shape,
+            (std::vector<hsize_t>{0, 4, 4}));
   const std::vector<double> series = read_doubles(file.get(), "/multicanonical/energy_series");
   ASSERT_EQ(series.size(), 20u * 8);
   for (double e : series) {

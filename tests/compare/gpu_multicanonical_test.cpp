@@ -50,6 +50,12 @@ TEST(GpuMulticanonical, PottsWalkersMatchTheCpuBitForBit) {
   s.dims = {8, 8};
   s.walkers = 1000;  // not a multiple of the block size
   expect_same_walkers(s);
+  s.dims = {6, 10};  // a row of 5 sites per colour: groups of 32 span rows, the last is short
+  expect_same_walkers(s);
+  s.dims = {5, 6};  // an odd extent: one lane sweeps
+  expect_same_walkers(s);
+  s.dims = {70};  // 1D: rows of 35 sites per colour
+  expect_same_walkers(s);
 }
 
 TEST(GpuMulticanonical, IsingWalkersMatchTheCpuBitForBit) {
@@ -86,7 +92,9 @@ void expect_close_continuous_walkers(const WalkerSettings& s, bool exact, double
   std::unique_ptr<WalkerEnsemble> cpu = make_cpu_walkers(s), gpu = make_cuda_walkers(s);
   cpu->set_weights(w, MucaWindow{1, count});
   gpu->set_weights(w, MucaWindow{1, count});
-  EXPECT_EQ(cpu->spins(), gpu->spins()) << "initial state";
+  if (exact) {  // O(n)'s hot start draws Gaussians too: the same to rounding, checked below
+    EXPECT_EQ(cpu->spins(), gpu->spins()) << "initial state";
+  }
   uint64_t sweep = 3;
   for (int64_t n : {1, 7, 12}) {
     const std::vector<uint64_t> hc = cpu->sweep(sweep, n), hg = gpu->sweep(sweep, n);

@@ -179,7 +179,7 @@ TEST(Multicanonical, OrderParameterAndBinsAgreeWithTheSpins) {
   const std::vector<int32_t> bins = walkers->bins();
   const std::vector<double> orders = walkers->orders();
   for (int w = 0; w < 7; ++w) {
-    auto at = [&](int i, int j) { return spins[((i + 4) % 4 * 6 + (j + 6) % 6) * 7 + w]; };
+    auto at = [&](int i, int j) { return spins[w * 24 + (i + 4) % 4 * 6 + (j + 6) % 6]; };
     int satisfied = 0, count[4] = {};
     for (int i = 0; i < 4; ++i) {
       for (int j = 0; j < 6; ++j) {

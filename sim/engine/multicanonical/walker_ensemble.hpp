@@ -52,10 +52,15 @@ class WalkerEnsemble {
   /// Every walker's order parameter now: Ising sum_x s_x, Potts the sites in the most common
   /// state, O(n) |sum_x s_x|, phi^4 sum_x phi_x.
   virtual std::vector<double> orders() const = 0;
-  /// The spins' bytes, [site * walkers + walker] (for checkpoints and tests).
+  /// The spins' bytes (for checkpoints and tests): Ising and Potts [walker * V + site], a warp's
+  /// lanes reading consecutive sites; O(n) and phi^4 [site * walkers + walker], consecutive
+  /// threads reading consecutive walkers.
   virtual std::vector<uint8_t> spins() const = 0;
   /// Replaces every walker's spins (as spins() gives them) and counts their energies anew.
   virtual void set_spins(const std::vector<uint8_t>& spins) = 0;
+
+  /// The element type and components of one site's spin, for the output's (empty) snapshots.
+  virtual SnapshotFormat snapshot_format() const = 0;
 
   virtual std::string backend_name() const = 0;
   virtual std::string device_name() const = 0;

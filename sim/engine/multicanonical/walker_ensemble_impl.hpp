@@ -8,6 +8,8 @@
 
 #include "kernels/ensemble/multicanonical.hpp"
 #include "kernels/ensemble/multicanonical_continuous.hpp"
+#include "kernels/models/ising.hpp"
+#include "kernels/models/potts.hpp"
 #include "sim/engine/multicanonical/walker_ensemble.hpp"
 
 namespace lattica {
@@ -17,7 +19,7 @@ struct MucaStartFunctor {
   MucaWalkers m;
   bool hot;
   LATTICA_HD_INLINE void operator()(int64_t i) const {
-    const int64_t x = i / m.walkers, w = i % m.walkers;
+    const int64_t w = i / m.lattice.volume, x = i % m.lattice.volume;
     m.spins[i] = muca_initial_state(m.seed, m.q, hot, w, x);
   }
 };
@@ -30,16 +32,30 @@ struct MucaCountFunctor {
   }
 };
 
-/// Runs sweeps of one walker per index, recording its bin after each in trace[s * walkers + w].
+/// Runs sweeps of one walker per `lanes` indices (32 on the GPU: a warp per walker; 1 on the
+/// CPU), recording its bin after each in trace[s * walkers + w].
 struct MucaSweepFunctor {
   MucaWalkers m;
   uint64_t first;
   int64_t sweeps;
   int32_t* trace;
-  LATTICA_HD_INLINE void operator()(int64_t w) const {
+  int lanes;
+  LATTICA_HD_INLINE void operator()(int64_t i) const {
+    const int64_t w = i / lanes;
+    const int lane = static_cast<int>(i % lanes);
     for (int64_t s = 0; s < sweeps; ++s) {
-      muca_walker_sweep(m, w, first + static_cast<uint64_t>(s));
-      trace[s * m.walkers + w] = m.satisfied[w];
+      const uint64_t sweep = first + static_cast<uint64_t>(s);
+#if defined(__CUDA_ARCH__)
+      if (lanes == 32 && m.lattice.even()) {
+        muca_walker_sweep_warp(m, w, sweep, lane);
+      } else if (lane == 0) {
+        muca_walker_sweep(m, w, sweep);
+      }
+      __syncwarp();  // lane 0 wrote the walker's bin
+#else
+      muca_walker_sweep(m, w, sweep);
+#endif
+      if (lane == 0) trace[s * m.walkers + w] = m.satisfied[w];
     }
   }
 };
@@ -206,7 +222,8 @@ class ExecWalkers final : public ExecWalkerBase<Exec> {
   }
 
   std::vector<uint64_t> sweep(uint64_t first, int64_t sweeps) override {
-    exec_.for_each(m_.walkers, MucaSweepFunctor{m_, first, sweeps, this->trace(sweeps)});
+    exec_.for_each(m_.walkers * Exec::kWarpLanes,
+                   MucaSweepFunctor{m_, first, sweeps, this->trace(sweeps), Exec::kWarpLanes});
     return this->count_trace(sweeps);
   }
 
@@ -225,6 +242,10 @@ class ExecWalkers final : public ExecWalkerBase<Exec> {
   }
 
   std::vector<uint8_t> spins() const override { return this->host_copy(spins_); }
+
+  SnapshotFormat snapshot_format() const override {
+    return m_.q == 2 ? IsingModel::snapshot_format({}) : PottsModel::snapshot_format({});
+  }
 
   void set_spins(const std::vector<uint8_t>& spins) override {
     const std::vector<uint8_t> s = this->template spins_of_bytes<uint8_t>(spins, spins_.size());
@@ -296,6 +317,8 @@ class ExecContinuousWalkers final : public ExecWalkerBase<Exec> {
   }
 
   std::vector<uint8_t> spins() const override { return this->spin_bytes(spins_); }
+
+  SnapshotFormat snapshot_format() const override { return Physics::Model::snapshot_format({}); }
 
   void set_spins(const std::vector<uint8_t>& spins) override {
     const std::vector<Spin> s = this->template spins_of_bytes<Spin>(spins, spins_.size());
