@@ -393,9 +393,10 @@ std::vector<KeySpec> make_specs() {
           .defaults_to(1024)
           .range(1, kMaxReplicas)
           .when(is_multicanonical, "a `[multicanonical]` section")
-          .explained("independent multicanonical walkers, one per GPU thread",
-                     "independent walkers sharing one histogram, one per GPU thread (a GPU "
-                     "wants >= 10^4); see [Multicanonical sampling](#multicanonical-sampling)"),
+          .explained("independent multicanonical walkers, a GPU warp (Ising, Potts) or thread each",
+                     "independent walkers sharing one histogram, a GPU warp each for Ising and "
+                     "Potts (a GPU wants >= 10^3), a thread each for O(n) and phi^4 (>= 10^4); "
+                     "see [Multicanonical sampling](#multicanonical-sampling)"),
       KeySpec("multicanonical", "sweeps_per_iteration", K::integer,
               &Config::muca_sweeps_per_iteration)
           .defaults_to(10)
