@@ -1,8 +1,9 @@
 #pragma once
 // Multicanonical walkers for the continuous models (O(n), phi^4) in binned energies, written
-// once for both backends. The walkers work as the discrete ones (multicanonical.hpp): many
-// independent walkers side by side, each doing sequential single-site Metropolis in
-// lexicographic site order; what differs is the energy, a real number here.
+// once for both backends. Many independent walkers run side by side, a GPU thread each (a loop
+// over walkers on the CPU), each doing sequential single-site Metropolis in lexicographic site
+// order (the discrete walkers of multicanonical.hpp, a warp each, go in checkerboard order); the
+// energy is a real number here.
 //
 // Energy E (the part of the action a multicanonical weight replaces; h = 0):
 // - O(n): E = -sum_<ij> s_i . s_j, whose canonical weight is exp(-beta E);
