@@ -6,12 +6,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/bench.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/multicanonical/walker_ensemble.hpp"
 #include "sim/engine/multicanonical/wang_landau.hpp"
+#include "sim/version.hpp"
 
 namespace lattica {
 
@@ -115,8 +118,10 @@ int run_multicanonical_bench(const BenchOptions& o) {
                              : o.model == "on"  ? " n = " + std::to_string(s.n)
                                                 : "";
   const std::string precision = s.continuous() ? (s.single_precision ? ", float" : ", double") : "";
-  std::printf("sim bench: %s, multicanonical %s%s%s\n", gpu->device_name().c_str(), o.model.c_str(),
-              detail.c_str(), precision.c_str());
+  const double copy = cuda_copy_bandwidth(o.device, size_t(1) << 30, 20);
+  std::printf("sim bench: %s, multicanonical %s%s%s; copy bandwidth %.1f GB/s\n",
+              gpu->device_name().c_str(), o.model.c_str(), detail.c_str(), precision.c_str(),
+              copy / 1e9);
   std::printf("%-8s %-32s %14s %12s %11s\n", "backend", "lattice", "updates/ns", "s/sweep",
               "histogram");
   std::printf("%-8s %-32s %14.3f %12.4g %10.1f%%\n", "cuda", lattice(s).c_str(), rate(s, g),
@@ -127,6 +132,27 @@ int run_multicanonical_bench(const BenchOptions& o) {
       "updates/ns: walker-site updates (walkers x sites per sweep); histogram: the share of the "
       "time spent binning every walker's energy after every sweep into the shared histogram "
       "(and copying it to the host).\n");
+  if (!o.json_path.empty()) {
+    std::ofstream out(o.json_path);
+    auto row = [&](const char* backend, const WalkerSettings& w, const WalkerTiming& t) {
+      std::string dims;
+      for (int64_t l : w.dims) dims += (dims.empty() ? "" : "x") + std::to_string(l);
+      out << "    {\"backend\": \"" << backend << "\", \"lattice\": \"" << dims
+          << "\", \"walkers\": " << w.walkers << ", \"seconds_per_sweep\": " << t.seconds_per_sweep
+          << ", \"walker_site_updates_per_ns\": " << rate(w, t)
+          << ", \"histogram_fraction\": " << t.histogram_fraction << "}";
+    };
+    out << "{\n  \"program\": \"sim bench --kernel multicanonical\",\n  \"version\": \""
+        << kLatticaVersion << " (" << kLatticaGitCommit << ")\",\n  \"device\": \""
+        << gpu->device_name() << "\",\n  \"copy_bandwidth_gb_per_s\": " << copy / 1e9
+        << ",\n  \"model\": \"" << o.model << detail << precision
+        << "\",\n  \"repeats\": " << o.repeats << ",\n  \"rates\": [\n";
+    row("cuda", s, g);
+    out << ",\n";
+    row("cpu", cpu_settings, c);
+    out << "\n  ]\n}\n";
+    if (!out) throw std::runtime_error("cannot write " + o.json_path);
+  }
   return 0;
 }
 
