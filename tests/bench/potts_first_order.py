@@ -7,10 +7,14 @@ interface tension to L -> infinity against the exact values.
   python3 tests/bench/potts_first_order.py OUTDIR --sim SIM [--sizes 16,24,32,48,64]
       [--walkers 16384] [--measurements 1000] [--measure-every 20] [--thermalization 2000]
       [--max-sweeps N] [--budget SECONDS] [--backend cuda] [--fit-only]
+      [--walltime HH:MM:SS] [--resume]
 
 Each size L writes OUTDIR/potts10_L<L>.{h5,log,json,txt}; the window of sampled energies per
 site narrows with L (the peaks do): [-1.9, -0.7] up to L = 32, [-1.85, -0.8] above. With
---fit-only the runs are skipped and the JSON files already in OUTDIR are fitted.
+--fit-only the runs are skipped and the JSON files already in OUTDIR are fitted. With --walltime
+each run stops with a checkpoint before that time (a size too long for one job); the same
+command with --resume continues it there (another job, the checkpoint carried along), and the
+size is analysed once its run ends.
 
 Finite-size behaviour: asymptotically (L much larger than the disordered phase's correlation
 length, about 10.6 for q = 10) the equal-height peak energies and beta approach their limits as
@@ -60,12 +64,20 @@ def run_size(args, size):
                "--set", f"run.thermalization={args.thermalization}",
                "--set", f"run.measurements={args.measurements}",
                "--set", f"run.measure_every={args.measure_every}",
-               "-o", base + ".h5", "--force"]
+               "-o", base + ".h5"]
+    if args.walltime:
+        command += ["--set", f'run.walltime="{args.walltime}"']
+    resume = args.resume and os.path.exists(base + ".h5.checkpoint")
+    command += ["--resume"] if resume else ["--force"]
     start = time.time()
-    with open(base + ".log", "w") as log:
+    with open(base + ".log", "a" if resume else "w") as log:
         code = subprocess.call(command, stdout=log, stderr=subprocess.STDOUT,
                                timeout=args.budget)
     print(f"L = {size}: sim exit {code} after {time.time() - start:.0f} s", flush=True)
+    if code == 75:  # stopped by run.walltime with a checkpoint
+        print(f"L = {size}: stopped with {base}.h5.checkpoint; continue with --resume",
+              flush=True)
+        return
     if code != 0:
         return
     env = dict(os.environ, PYTHONPATH=str(REPO))
@@ -76,6 +88,8 @@ def run_size(args, size):
     print(f"L = {size}: analysis exit {code}", flush=True)
     if not args.keep_files:
         os.remove(base + ".h5")  # 130 MB of time series per size
+        if os.path.exists(base + ".h5.checkpoint"):
+            os.remove(base + ".h5.checkpoint")
 
 
 def weighted_fit(x, y, error):
@@ -142,6 +156,10 @@ def main():
     p.add_argument("--fit-from", type=int, default=None)
     p.add_argument("--fit-only", action="store_true")
     p.add_argument("--keep-files", action="store_true", help="keep the .h5 files")
+    p.add_argument("--walltime", default="",
+                   help="[D-]HH:MM:SS: each sim run stops before it with a checkpoint (exit 75)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the sizes whose checkpoint OUTDIR holds (from --walltime)")
     args = p.parse_args()
     os.makedirs(args.outdir, exist_ok=True)
     sizes = [int(s) for s in args.sizes.split(",")]
