@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
@@ -1239,6 +1240,26 @@ TEST(ConfigSchema, ReadmeInputReferenceIsTheSchemasTable) {
                      "between its input-reference markers with "
                   << out;
   }
+}
+
+// Every example input in inputs/ is a valid run or sweep as it stands, so that the README's
+// commands (sim inputs/X.toml) keep working when keys and rules change.
+TEST(ConfigSchema, EveryExampleInputIsValid) {
+  const char* env = std::getenv("SIM_SOURCE_DIR");
+  const std::filesystem::path inputs =
+      std::filesystem::path(env && *env ? env : LATTICA_SOURCE_DIR) / "inputs";
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(inputs)) {
+    if (entry.path().extension() != ".toml") continue;
+    ++checked;
+    try {
+      const RunPlan plan = load_plan(entry.path().string());
+      EXPECT_FALSE(plan.points.empty()) << entry.path();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << entry.path() << ": " << e.what();
+    }
+  }
+  EXPECT_GE(checked, 10) << "no example inputs found in " << inputs;
 }
 
 }  // namespace
