@@ -396,6 +396,28 @@ void check_run_limits(const Config& c, const std::string& source_name,
       errors.push_back(os.str());
     }
   }
+  if (c.multicanonical && !c.dims.empty() && errors.empty()) {
+    // Every walker's series of E and order parameter (16 bytes a measurement) stay in memory
+    // until the end; the spins (in the CPU's walkers, or copied for a checkpoint) and a trace
+    // of bins (at most 2^24 entries of 4 bytes) come on top.
+    const long double value = c.precision == "float" ? 4 : 8;
+    const long double spin = c.model_kind == "on" ? c.n * value : c.muca_continuous() ? value : 1;
+    const long double walkers = static_cast<long double>(c.muca_walkers);
+    const long double needed = walkers * c.measurements * 16 + walkers * c.volume() * spin +
+                               (long double)(int64_t(1) << 26);
+    const long double available = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
+                                  static_cast<long double>(sysconf(_SC_PAGE_SIZE));
+    if (available > 0 && needed > available) {
+      std::ostringstream os;
+      os.precision(3);
+      os << source_name << ": multicanonical.walkers = " << c.muca_walkers
+         << " with run.measurements = " << c.measurements << " and " << c.volume()
+         << " sites: the walkers' series and spins need "
+         << static_cast<double>(needed / (1L << 30)) << " GiB of host memory but this machine has "
+         << static_cast<double>(available / (1L << 30)) << " GiB (fewer walkers or measurements)";
+      errors.push_back(os.str());
+    }
+  }
   if (errors.empty() &&
       static_cast<long double>(c.measurements) * c.measure_every + c.thermalization >
           static_cast<long double>(kMaxSweeps)) {

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,10 @@ TEST_F(Cli, BadMulticanonicalInputExitsTwoAndWritesNothing) {
       {"bins for Potts",
        muca_input("kind = \"potts\"\nq = 3\nbeta = 1.0", "bins = 64"),
        {"multicanonical.bins"}},
+      {"series beyond the host's memory",
+       std::regex_replace(muca_input("kind = \"potts\"\nq = 3\nbeta = 1.0", "walkers = 65536"),
+                          std::regex("measurements = 20"), "measurements = 100000000"),
+       {"multicanonical.walkers = 65536", "GiB of host memory"}},
       {"too few bins",
        muca_input("kind = \"phi4\"\nkappa = 0.3\nlambda = 1.0", "window = [-3.0, 1.0]\nbins = 2"),
        {"multicanonical.bins", "2"}},
