@@ -195,8 +195,8 @@ LATTICA_HD_INLINE void muca_walker_sweep(const MucaWalkers& m, int64_t walker, u
 #if defined(__CUDA_ARCH__)
 /// The same sweep by the 32 lanes of a warp (lane = this thread's), every extent even: the
 /// i-th site of a colour in lexicographic order is the (i mod h)-th of its row's h = L/2 sites of
-/// that colour, L the last extent. Each lane draws its site's proposal, then all walk through
-/// the group's decisions in order.
+/// that colour, L the last extent. Each lane draws its site's proposal, then the lanes decide
+/// in rounds, one per change of the walker's bin.
 __device__ inline void muca_walker_sweep_warp(const MucaWalkers& m, int64_t walker, uint64_t sweep,
                                               int lane) {
   const MucaLattice& l = m.lattice;

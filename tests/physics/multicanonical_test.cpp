@@ -514,6 +514,19 @@ TEST(MulticanonicalContinuous, BinsHoldTheirEdgesAndTheRestLiesOutside) {
   EXPECT_EQ(b.distance(-5.0), 1.0);
 }
 
+TEST(MulticanonicalContinuous, ChainDoesNotDependOnThreads) {
+  Config one = continuous_config("on", 6, 24, {});
+  one.n = 3;
+  one.threads = 1;
+  one.muca_walkers = 9;
+  one.muca_lnf_final = 0.05;
+  one.measurements = 40;
+  Config two = one;
+  two.threads = 2;
+  const MulticanonicalRecord a = run_cpu(one), b = run_cpu(two);
+  test::expect_same_record(a, b);
+}
+
 // A continuous run stopped in every phase and continued from its checkpoint is the same run.
 TEST(MulticanonicalContinuous, RunContinuedFromACheckpointInEveryPhaseIsTheSameRun) {
   Config c = continuous_config("phi4", 4, 36, {-5.5, 3.5});
