@@ -1,5 +1,5 @@
-// `sim bench --kernel multicanonical`: multicanonical walkers (a GPU warp or thread each) on a small
-// lattice of any model, in walker-site updates per ns, with the share of the time the shared
+// `sim bench --kernel multicanonical`: multicanonical walkers (a GPU warp or thread each) on a
+// small lattice of any model, in walker-site updates per ns, with the share of the time the shared
 // histogram takes, and the CPU backend's rate for comparison.
 
 #include <algorithm>
