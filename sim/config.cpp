@@ -41,6 +41,12 @@ MucaEnergyBins Config::muca_energy_bins() const {
   return b;
 }
 
+int Config::muca_spin_bytes() const {
+  if (!muca_continuous()) return 1;
+  const int value = precision == "float" ? 4 : 8;
+  return model_kind == "on" ? n * value : value;
+}
+
 std::array<int64_t, 2> Config::muca_window_bins() const {
   if (muca_continuous()) return {1, muca_bins};
   const int64_t bonds = static_cast<int64_t>(dims.size()) * volume();

@@ -139,6 +139,9 @@ struct Config {
   /// O(n), phi^4: multicanonical.bins equal bins over the window, in total energies (O(n)
   /// without a window: E/V in [-d, d]).
   MucaEnergyBins muca_energy_bins() const;
+  /// The bytes of one multicanonical walker's spin at one site: 1 (Ising, Potts), or n (O(n))
+  /// or 1 (phi^4) values of 4 (float) or 8 bytes.
+  int muca_spin_bytes() const;
   /// Sweeps of the whole run: thermalization + measurements * measure_every.
   int64_t total_sweeps() const { return thermalization + measurements * measure_every; }
   EngineSettings engine_settings() const;

@@ -109,7 +109,7 @@ MulticanonicalCheckpoint multicanonical_checkpoint_to_resume(const Config& confi
   }
   const size_t bins = muca_bin_energies(config).size();
   const auto spins = static_cast<size_t>(config.volume() * config.muca_walkers) *
-                     static_cast<size_t>(muca_spin_bytes(config));
+                     static_cast<size_t>(config.muca_spin_bytes());
   if (c.log_g.size() != bins || c.spins.size() != spins)
     throw InputError("--resume: checkpoint " + path + " holds another lattice or walker count");
   return c;

@@ -361,6 +361,12 @@ RankShare rank_share(const Config& c) {
   return share;
 }
 
+/// This machine's memory in bytes (0 when unknown).
+long double physical_memory_bytes() {
+  return static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
+         static_cast<long double>(sysconf(_SC_PAGE_SIZE));
+}
+
 /// Limits of the whole run, checked once everything else holds: host memory for the lattice
 /// and its copies (a decomposed run's ranks each hold their share), and the sweeps the
 /// random-number counter can name.
@@ -378,8 +384,7 @@ void check_run_limits(const Config& c, const std::string& source_name,
                               (c.backend == "cuda" ? 0.0L : engine_bytes(settings));
     const RankShare share = rank_share(c);
     const long double needed = whole / share.ranks * share.on_this_machine;
-    const long double available = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
-                                  static_cast<long double>(sysconf(_SC_PAGE_SIZE));
+    const long double available = physical_memory_bytes();
     if (available > 0 && needed > available) {
       std::ostringstream os;
       os.precision(3);
@@ -400,13 +405,11 @@ void check_run_limits(const Config& c, const std::string& source_name,
     // Every walker's series of E and order parameter (16 bytes a measurement) stay in memory
     // until the end; the spins (in the CPU's walkers, or copied for a checkpoint) and a trace
     // of bins (at most 2^24 entries of 4 bytes) come on top.
-    const long double value = c.precision == "float" ? 4 : 8;
-    const long double spin = c.model_kind == "on" ? c.n * value : c.muca_continuous() ? value : 1;
     const long double walkers = static_cast<long double>(c.muca_walkers);
-    const long double needed = walkers * c.measurements * 16 + walkers * c.volume() * spin +
-                               (long double)(int64_t(1) << 26);
-    const long double available = static_cast<long double>(sysconf(_SC_PHYS_PAGES)) *
-                                  static_cast<long double>(sysconf(_SC_PAGE_SIZE));
+    const long double needed = walkers * c.measurements * 16 +
+                               walkers * c.volume() * c.muca_spin_bytes() +
+                               static_cast<long double>(int64_t(1) << 26);
+    const long double available = physical_memory_bytes();
     if (available > 0 && needed > available) {
       std::ostringstream os;
       os.precision(3);

@@ -20,10 +20,10 @@ constexpr int64_t kTraceEntries = int64_t(1) << 24;  // walkers x sweeps binned 
 /// Wang-Landau's starting ln g per bin: zeros (flat weights), or coupling x E (canonical
 /// weights exp(-beta E), phi^4 exp(-kappa E), at the model's coupling); zero for the bins
 /// outside a continuous window, which have no energy.
-std::vector<double> initial_log_g(const Config& c, const std::vector<double>& energy) {
+std::vector<double> initial_log_g(const Config& c, double coupling,
+                                  const std::vector<double>& energy) {
   std::vector<double> lng(energy.size(), 0.0);
   if (c.muca_initial_weights != "canonical") return lng;
-  const double coupling = c.model_kind == "phi4" ? c.kappa : c.beta;
   for (size_t k = 0; k < energy.size(); ++k) {
     if (std::isfinite(energy[k])) lng[k] = coupling * energy[k];
   }
@@ -71,12 +71,6 @@ std::vector<double> muca_bin_energies(const Config& c) {
   return energy;
 }
 
-int muca_spin_bytes(const Config& c) {
-  if (!c.muca_continuous()) return 1;
-  const int value = c.precision == "float" ? 4 : 8;
-  return c.model_kind == "on" ? c.n * value : value;
-}
-
 MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers, bool quiet) {
   bool stopped = false;
   return run_multicanonical(c, walkers, quiet, nullptr, {}, &stopped);
@@ -116,7 +110,7 @@ MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers
   r.histogram.assign(static_cast<size_t>(bins), 0);
 
   const WangLandauSettings settings{c.muca_lnf_initial, c.muca_lnf_final, c.muca_flatness};
-  WangLandau wl(initial_log_g(c, r.energy), window, settings);
+  WangLandau wl(initial_log_g(c, r.coupling_value, r.energy), window, settings);
   uint64_t sweep = 0;
   MucaPhase phase = MucaPhase::wang_landau;
   int64_t wang_landau_sweeps = 0, thermalized = 0;

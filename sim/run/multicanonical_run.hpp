@@ -20,10 +20,6 @@ WalkerSettings walker_settings(const Config& config);
 /// bins' centres for O(n) and phi^4 (NaN for the bins below and above the window).
 std::vector<double> muca_bin_energies(const Config& config);
 
-/// The bytes of one walker's spin at one site: 1 (Ising, Potts), n (O(n)) or 1 values of 4
-/// (float) or 8 bytes.
-int muca_spin_bytes(const Config& config);
-
 /// Runs the whole multicanonical chain of `config` on `walkers` (built from
 /// walker_settings(config)); progress lines on stderr unless quiet.
 MulticanonicalRecord run_multicanonical(const Config& config, WalkerEnsemble& walkers, bool quiet);
