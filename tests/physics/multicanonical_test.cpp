@@ -215,6 +215,108 @@ TEST(WangLandau, IgnoresVisitsOutsideTheWindowAndStartsFromTheInitialEstimate) {
   EXPECT_THROW(WangLandau(std::vector<double>(4, 0.0), {2, 4}, {}), std::invalid_argument);
 }
 
+/// The exact transition matrix of one walker sweep on a 2 x 2 lattice (q^4 configurations,
+/// state index = base-q digits, site 0 most significant): single-site moves in checkerboard order
+/// (colour 0, then colour 1, lexicographic within a colour), each proposing one of the other
+/// q - 1 states with the multiply-shift's exact probabilities and accepting with the table's
+/// threshold / 2^32 (muca_thresholds, as the walkers read it).
+std::vector<double> sweep_matrix_2x2(int q, const std::vector<uint64_t>& threshold) {
+  const int sites = 4, d = 2, moves = 4 * d + 1;
+  int states = 1;
+  for (int x = 0; x < sites; ++x) states *= q;
+  auto spin = [&](int state, int x) {
+    for (int y = sites - 1; y > x; --y) state /= q;
+    return state % q;
+  };
+  auto with = [&](int state, int x, int value) {
+    int place = 1;
+    for (int y = sites - 1; y > x; --y) place *= q;
+    return state + (value - spin(state, x)) * place;
+  };
+  auto satisfied = [&](int state) {  // forward bonds of the periodic 2 x 2: two per site
+    int k = 0;
+    for (int x = 0; x < sites; ++x) {
+      const int i = x / 2, j = x % 2;
+      k += spin(state, x) == spin(state, ((i + 1) % 2) * 2 + j);
+      k += spin(state, x) == spin(state, i * 2 + (j + 1) % 2);
+    }
+    return k;
+  };
+  // Words u with floor(u (q - 1) / 2^32) = j: the proposal of index j.
+  const long double two32 = 4294967296.0L;
+  std::vector<long double> proposal(static_cast<size_t>(q - 1));
+  for (int j = 0; j < q - 1; ++j) {
+    proposal[j] = (std::ceil((j + 1) * two32 / (q - 1)) - std::ceil(j * two32 / (q - 1))) / two32;
+  }
+  std::vector<double> total(static_cast<size_t>(states * states), 0.0);
+  for (int s = 0; s < states; ++s) total[s * states + s] = 1;
+  for (int colour = 0; colour < 2; ++colour) {
+    for (int x = 0; x < sites; ++x) {
+      if ((x / 2 + x % 2) % 2 != colour) continue;
+      std::vector<double> site(static_cast<size_t>(states * states), 0.0);
+      for (int s = 0; s < states; ++s) {
+        const int old = spin(s, x), k = satisfied(s);
+        for (int j = 0; j < q - 1; ++j) {
+          const int to = with(s, x, j >= old ? j + 1 : j);
+          const int dk = satisfied(to) - k;
+          const long double accept = threshold[k * moves + dk + 2 * d] / two32;
+          site[s * states + to] += static_cast<double>(proposal[j] * accept);
+          site[s * states + s] += static_cast<double>(proposal[j] * (1 - accept));
+        }
+      }
+      std::vector<double> next(total.size(), 0.0);
+      for (int a = 0; a < states; ++a)
+        for (int b = 0; b < states; ++b)
+          for (int c = 0; c < states; ++c)
+            next[a * states + c] += total[a * states + b] * site[b * states + c];
+      total = next;
+    }
+  }
+  return total;
+}
+
+// One sweep with frozen weights leaves pi(s) ~ W(E(s)) stationary (to the 2^-32 rounding of the
+// thresholds) and connects every configuration with every other (one closed class).
+TEST(Multicanonical, OneSweepLeavesTheWeightsStationaryAndConnectsEveryConfiguration) {
+  for (const int q : {2, 3}) {
+    std::vector<double> log_weight(9);
+    for (int k = 0; k <= 8; ++k) log_weight[k] = 0.9 * k + 1.7 * std::sin(1.3 * k);
+    const std::vector<uint64_t> threshold = muca_thresholds(log_weight, {0, 8}, 2);
+    const std::vector<double> p = sweep_matrix_2x2(q, threshold);
+    const int states = q * q * q * q;
+    std::vector<double> pi(states);
+    double z = 0;
+    for (int s = 0; s < states; ++s) {
+      int k = 0;  // satisfied bonds, as sweep_matrix_2x2 counts them
+      auto spin = [&](int x) { return (s / static_cast<int>(std::pow(q, 3 - x))) % q; };
+      for (int x = 0; x < 4; ++x) {
+        k += spin(x) == spin(((x / 2 + 1) % 2) * 2 + x % 2);
+        k += spin(x) == spin((x / 2) * 2 + (x % 2 + 1) % 2);
+      }
+      z += pi[s] = std::exp(log_weight[k]);
+    }
+    for (double& v : pi) v /= z;
+    for (int b = 0; b < states; ++b) {
+      double row = 0, flow = 0;
+      for (int a = 0; a < states; ++a) {
+        row += p[b * states + a];
+        flow += pi[a] * p[a * states + b];
+      }
+      EXPECT_NEAR(row, 1.0, 1e-12) << "q " << q << ", state " << b;
+      EXPECT_NEAR(flow / pi[b], 1.0, 1e-8) << "q " << q << ", state " << b;
+    }
+    // One closed class: every state reaches every other within `states` sweeps.
+    std::vector<char> reach(static_cast<size_t>(states * states), 0);
+    for (int a = 0; a < states; ++a)
+      for (int b = 0; b < states; ++b) reach[a * states + b] = a == b || p[a * states + b] > 0;
+    for (int m = 0; m < states; ++m)  // Warshall's transitive closure
+      for (int a = 0; a < states; ++a)
+        for (int b = 0; b < states; ++b)
+          reach[a * states + b] |= reach[a * states + m] && reach[m * states + b];
+    EXPECT_EQ(std::count(reach.begin(), reach.end(), 1), states * states) << "q " << q;
+  }
+}
+
 TEST(WangLandau, ThresholdsAcceptWithTheWeightRatio) {
   const std::vector<double> lnw = {0.0, -1.0, -1.0};
   const std::vector<uint64_t> t = muca_thresholds(lnw, {0, 2}, 1);  // moves dk = -2 .. 2
