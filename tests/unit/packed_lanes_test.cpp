@@ -147,5 +147,63 @@ TEST(PackedLanes, BlocksOfABoxAndSiteNamesAcross2To32) {
   }
 }
 
+/// The runs of words a GPU thread updates (PackedIsingUpdate::update_run, kRun words of a row
+/// sharing one locate and the run's neighbour words) against the one-word update, word for word
+/// and sum for sum, over `sweeps` sweeps of both colours of the whole lattice.
+template <int D, int kSlots, int kRun>
+void expect_runs_follow_words(const int64_t (&dims)[D], double beta, double h, bool heatbath,
+                              int sweeps) {
+  const Checkerboard<D> lattice = Checkerboard<D>::make(dims);
+  const PackedLattice<D> g = PackedLattice<D>::make(lattice);
+  std::string name = std::to_string(D) + "D run of " + std::to_string(kRun);
+  for (int a = 0; a < D; ++a) name += (a ? "x" : " ") + std::to_string(dims[a]);
+  SCOPED_TRACE(name + (heatbath ? " heat bath" : " Metropolis"));
+  ASSERT_EQ(g.row_words % kRun, 0u);
+  const IsingParams params = make_ising_params(D, beta, h, 11 + static_cast<uint64_t>(dims[0]));
+  PackedFlipClasses<D, kSlots> classes;
+  ASSERT_TRUE((PackedFlipClasses<D, kSlots>::make(params.flip_threshold[heatbath], classes)));
+  const std::vector<uint32_t> start = random_words(2 * g.words, params.seed + 1);
+  std::vector<uint32_t> want = start, got = start;
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    for (int colour = 0; colour < 2; ++colour) {
+      const uint64_t step = update_step(static_cast<uint64_t>(sweep), 0, 0);
+      const PackedIsingUpdate<D, kSlots> word{g, classes, params.seed, want.data(),
+                                              5, colour,  step};
+      PackedIsingUpdate<D, kSlots> run = word;
+      run.spins = got.data();
+      IsingSums want_sums{0, 0}, sums{0, 0};
+      for (uint32_t k = 0; k < g.words; ++k) want_sums = want_sums + word.update_and_sum(k);
+      for (uint32_t k = 0; k < g.words; k += kRun) {
+        // The second colour with sums, the first without (PackedIsingRunUpdate's path).
+        if (colour == 1) {
+          sums = sums + PackedIsingUpdateSums<D, kSlots, false, kRun>{run}(k / kRun);
+        } else {
+          PackedIsingRunUpdate<D, kSlots, kRun>{run}(k / kRun);
+        }
+      }
+      ASSERT_EQ(got, want) << "sweep " << sweep << ", colour " << colour;
+      if (colour == 1) {
+        ASSERT_EQ(sums.bonds, want_sums.bonds);
+        ASSERT_EQ(sums.magnetization, want_sums.magnetization);
+      }
+    }
+  }
+  EXPECT_NE(want, start);  // the chain moved
+}
+
+TEST(PackedRuns, FollowTheOneWordUpdate) {
+  // Runs of 2, 4 and 8 words; rows of as many words as a run and of several runs; 1 to 4
+  // dimensions, fields, both algorithms.
+  expect_runs_follow_words<2, 3, 4>({64, 256}, 0.44068679350977151, 0.0, false, 4);
+  expect_runs_follow_words<2, 3, 4>({32, 1024}, 0.44068679350977151, 0.0, false, 4);
+  expect_runs_follow_words<2, 5, 4>({32, 512}, 0.44068679350977151, 0.0, true, 4);
+  expect_runs_follow_words<2, 10, 2>({6, 384}, 0.5, -0.3, true, 6);
+  expect_runs_follow_words<2, 3, 8>({10, 1024}, 0.3, 0.0, false, 6);
+  expect_runs_follow_words<3, 4, 4>({8, 6, 256}, 0.2216544, 0.0, false, 4);
+  expect_runs_follow_words<3, 14, 4>({4, 6, 512}, 0.25, -0.1, true, 4);
+  expect_runs_follow_words<4, 18, 2>({2, 4, 6, 128}, 0.2, -0.2, true, 6);
+  expect_runs_follow_words<1, 6, 4>({1024}, 0.5, 0.3, false, 8);
+}
+
 }  // namespace
 }  // namespace lattica
