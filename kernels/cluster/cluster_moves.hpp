@@ -189,8 +189,7 @@ struct PickClusters {
   uint64_t step;
   uint64_t global_volume;
   LATTICA_HD_INLINE void operator()(int64_t r) const {
-    SiteRandom random(params.shared.seed, RngStream::cluster_pick, static_cast<uint32_t>(r), 0,
-                      step);
+    SiteRandom random(params.seed(), RngStream::cluster_pick, static_cast<uint32_t>(r), 0, step);
     const uint64_t high = random.next();
     const uint64_t u = (high << 32) | random.next();
     picks[r].seed_site = static_cast<int64_t>(multiply_high(u, global_volume));
@@ -222,9 +221,7 @@ struct ClusterBonds {
     const typename Model::Embedding& e = picks[r].embedding;
     uint64_t threshold[D + 1];
     int last_uncertain = -1;
-    uint64_t seed = 0;
     params.with(r, [&](const typename Model::Params& own) {
-      seed = own.seed;
       for (int a = 0; a < D; ++a) {
         bool cross = false;
         threshold[a] =
@@ -237,7 +234,7 @@ struct ClusterBonds {
     });
     if (threshold[D] > 0 && threshold[D] < kCertainBond) last_uncertain = D;
     uint8_t mask = 0;
-    SiteRandom random(seed, RngStream::cluster_bond, static_cast<uint32_t>(r),
+    SiteRandom random(params.seed(), RngStream::cluster_bond, static_cast<uint32_t>(r),
                       static_cast<uint64_t>(g.global(i, x)), step);
     for (int a = 0; a <= D; ++a) {
       const uint32_t word = a <= last_uncertain ? random.next() : 0;
@@ -320,11 +317,10 @@ struct ClusterDecision {
     if (label == kGhostLabel) return false;
     const bool single = seed_label != nullptr;
     if (single && label != seed_label[r]) return false;
-    word = Model::cluster_move_draws(single)
-               ? SiteRandom(params.shared.seed, RngStream::cluster_move, static_cast<uint32_t>(r),
-                            label - 1, step)
-                     .next()
-               : 0;
+    word = Model::cluster_move_draws(single) ? SiteRandom(params.seed(), RngStream::cluster_move,
+                                                          static_cast<uint32_t>(r), label - 1, step)
+                                                   .next()
+                                             : 0;
     return true;
   }
 };

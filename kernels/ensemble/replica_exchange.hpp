@@ -6,7 +6,7 @@
 // on either side, CMakeLists.txt), so the host and the GPU compute it to the same bits. The
 // decision is then the same on every backend and rank count, however sweeps are cut into calls,
 // whether the host takes it (exchange_round, sim/engine/tempering_ladder.hpp) or the backend
-// (ExchangeSlots, below).
+// (ExchangePairs, below).
 
 #include <cmath>
 #include <cstdint>
@@ -16,11 +16,19 @@
 
 namespace lattica {
 
-/// ln of the Metropolis ratio of a swap: configuration a, at rung i, and b, at rung j, trade
-/// couplings; log_weight(x, k) is ln of x's Boltzmann weight under rung k's couplings.
+/// ln of the Metropolis ratio of a swap from the four log weights, in the one order of additions
+/// that the host and the backends share: configuration a, at rung i, and b, at rung j, trade
+/// couplings; a_at_j is ln of a's Boltzmann weight under rung j's couplings, and so on.
+LATTICA_HD_INLINE double exchange_log_ratio_of(double a_at_j, double b_at_i, double a_at_i,
+                                               double b_at_j) {
+  return a_at_j + b_at_i - a_at_i - b_at_j;
+}
+
+/// The same from log_weight(x, k), ln of configuration x's Boltzmann weight under rung k's.
 template <class LogWeight>
 double exchange_log_ratio(const LogWeight& log_weight, int a, int i, int b, int j) {
-  return log_weight(a, j) + log_weight(b, i) - log_weight(a, i) - log_weight(b, j);
+  return exchange_log_ratio_of(log_weight(a, j), log_weight(b, i), log_weight(a, i),
+                               log_weight(b, j));
 }
 
 /// exp(x) for -64 < x <= 0 to a few ulp, in correctly rounded +, * and / only (with floor and
@@ -54,7 +62,7 @@ LATTICA_HD_INLINE bool exchange_accepted(uint64_t seed, uint64_t sweep, uint32_t
 }
 
 /// What every rung shares that a pass may tune: the Metropolis step of the models that have one
-/// (Model::kTunableStep), set on each slot's Params; nothing for the others.
+/// (Model::kTunableStep), set on each rung's Params that the slots read; nothing for the others.
 template <class Model, bool = Model::kTunableStep>
 struct SharedStep {
   explicit SharedStep(const typename Model::Params&) {}
@@ -67,52 +75,53 @@ struct SharedStep<Model, true> {
   decltype(Model::Params::step) step;
 };
 
-/// One exchange round on the backend, slot by slot, with exchange_round's decisions: slot s, in
-/// ladder s / rungs at rung k = before[s], belongs to the pair (k, k + 1) or (k - 1, k) of the
-/// round's parity (or to none, at an end), finds the pair's other slot, and takes the pair's
-/// decision, which both slots compute alike (the same log ratio, in exchange_log_ratio's order,
-/// and the same word). It writes its rung after the round to after[s] and log[s], and its
-/// Params, the rung's with the shared step, to table[s]; functor over slots.
+/// One exchange round on the backend with exchange_round's decisions, a thread per pair: thread
+/// l * rung_count + k, where k is the lower rung of a pair (k, k + 1) of the round's parity,
+/// takes ladder l's pair from the slots at its two rungs (slot_of_rung, the inverse
+/// permutation, so no thread searches the ladder) and, when it is accepted, swaps them in both
+/// permutations. Pairs are disjoint, so both are updated in place. Every slot's rung after the
+/// round goes to log[slot]: a pair's thread writes its two slots', an end rung left out of the
+/// round's pairs its own. Functor over ladders * rung_count; the slots' Params follow separately
+/// (GatherReplicas of the rungs' Params by rung_of_slot, sim/engine/tempering.hpp).
 template <class Model>
-struct ExchangeSlots {
+struct ExchangePairs {
   using Params = typename Model::Params;
   using Sums = typename Model::Sums;
-  const Sums* sums;          ///< [slot]
-  const Params* rungs;       ///< [rung]
-  const int32_t* before;     ///< [slot]
-  int32_t* after;            ///< [slot]
-  int32_t* log;              ///< [slot]
-  Params* table;             ///< [slot]
-  SharedStep<Model> shared;  ///< the step every slot takes
+  const Sums* sums;       ///< [slot]
+  const Params* rungs;    ///< [rung]
+  int32_t* rung_of_slot;  ///< [slot]: 0 .. rung_count - 1
+  int32_t* slot_of_rung;  ///< [ladder * rung_count + rung]: the slot there (a global slot index)
+  int32_t* log;           ///< [slot]
   int rung_count;
   int parity;  ///< of the round: its pairs are (k, k + 1) with k % 2 == parity
   double volume;
   uint64_t seed, sweep;
 
-  LATTICA_HD_INLINE void operator()(int64_t s) const {
-    const int64_t first = s - s % rung_count;
-    const int32_t rung = before[s];
-    const int32_t lower_rung = (rung - parity) % 2 == 0 ? rung : rung - 1;
-    int32_t next = rung;
-    if (lower_rung >= 0 && lower_rung + 1 < rung_count) {
-      int64_t lower = first, upper = first;
-      for (int64_t t = first; t < first + rung_count; ++t) {
-        if (before[t] == lower_rung) lower = t;
-        if (before[t] == lower_rung + 1) upper = t;
-      }
-      const auto log_weight = [&](int64_t slot, int32_t k) {
-        return Model::log_weight(rungs[k], sums[slot], volume);
-      };
-      const double log_ratio = log_weight(lower, lower_rung + 1) + log_weight(upper, lower_rung) -
-                               log_weight(lower, lower_rung) - log_weight(upper, lower_rung + 1);
-      if (exchange_accepted(seed, sweep, static_cast<uint32_t>(first / rung_count),
-                            static_cast<uint32_t>(lower_rung), log_ratio))
-        next = rung == lower_rung ? lower_rung + 1 : lower_rung;
+  LATTICA_HD_INLINE void operator()(int64_t i) const {
+    const int64_t ladder = i / rung_count;
+    const int k = static_cast<int>(i - ladder * rung_count);
+    const bool lower = (k - parity) % 2 == 0 && k + 1 < rung_count;
+    const bool upper = k >= 1 && (k - 1 - parity) % 2 == 0;
+    if (!lower) {
+      if (!upper) log[slot_of_rung[i]] = k;  // an end rung without a pair this round
+      return;
     }
-    after[s] = next;
-    log[s] = next;
-    table[s] = rungs[next];
-    shared.apply(table[s]);
+    const int32_t a = slot_of_rung[i], b = slot_of_rung[i + 1];  // at rungs k and k + 1
+    const auto log_weight = [&](int32_t slot, int rung) {
+      return Model::log_weight(rungs[rung], sums[slot], volume);
+    };
+    const double log_ratio = exchange_log_ratio_of(log_weight(a, k + 1), log_weight(b, k),
+                                                   log_weight(a, k), log_weight(b, k + 1));
+    const bool swap = exchange_accepted(seed, sweep, static_cast<uint32_t>(ladder),
+                                        static_cast<uint32_t>(k), log_ratio);
+    if (swap) {
+      rung_of_slot[a] = k + 1;
+      rung_of_slot[b] = k;
+      slot_of_rung[i] = b;
+      slot_of_rung[i + 1] = a;
+    }
+    log[a] = swap ? k + 1 : k;
+    log[b] = swap ? k : k + 1;
   }
 };
 

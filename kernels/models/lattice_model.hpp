@@ -155,9 +155,9 @@ struct UpdateColour {
     const int64_t site = lattice.template visit_neighbours<kBoxed>(
         j, colour, [&](int64_t n) { nb[k++] = other[n]; });
     int accepts = 0;
+    auto random = update_random<Model>(lattice, params.seed(), static_cast<uint32_t>(replica), j,
+                                       site, update_step(sweep, pass, 0));
     own[j] = params.with(replica, [&](const typename Model::Params& p) {
-      auto random = update_random<Model>(lattice, p.seed, static_cast<uint32_t>(replica), j, site,
-                                         update_step(sweep, pass, 0));
       return Model::template update<D>(p, algorithm, own[j], nb, random, accepts);
     });
     if (accepted) accepted[index] = static_cast<uint8_t>(accepts);

@@ -3,7 +3,10 @@
 // (passed by value, as before); parallel tempering gives each replica slot its own, a table
 // in the backend's memory that the exchange step rewrites when it permutes couplings among
 // slots (sim/engine/tempering.hpp). Either way the per-site physics reads one Params, so the
-// models stay written once for both backends.
+// models stay written once for both backends. The seed is the run's, the same for every replica
+// (every rung's Params are built from the one seed): kernels take it from seed(), never from a
+// table entry, so the random streams' keys do not wait for a table load and the compiler can
+// derive the Philox round keys once per thread.
 
 #include <cstdint>
 
@@ -31,6 +34,8 @@ struct ReplicaParams {
   LATTICA_HD_INLINE auto with(int64_t replica, const F& f) const {
     return table ? f(table[replica]) : f(shared);
   }
+  /// Every replica's seed.
+  LATTICA_HD_INLINE uint64_t seed() const { return shared.seed; }
 };
 
 /// Every replica's couplings the same, read from the kernel's parameters: what the per-site
@@ -43,16 +48,22 @@ struct SharedParams {
   LATTICA_HD_INLINE auto with(int64_t, const F& f) const {
     return f(shared);
   }
+  LATTICA_HD_INLINE uint64_t seed() const { return shared.seed; }
 };
 
-/// Each replica its own couplings, from the table in the backend's memory (tempering).
+/// Each replica its own couplings, from the table in the backend's memory (tempering); the
+/// seed, every replica's, from the kernel's parameters: read from table[replica], it put a load
+/// before every thread's first Philox block and, in the tempered Ising update's PTX, the round
+/// keys' additions into every block drawn.
 template <class Params>
 struct TableParams {
   const Params* table;
+  uint64_t run_seed;
   template <class F>
   LATTICA_HD_INLINE auto with(int64_t replica, const F& f) const {
     return f(table[replica]);
   }
+  LATTICA_HD_INLINE uint64_t seed() const { return run_seed; }
 };
 
 /// launch(SharedParams) or launch(TableParams), as `params` has a table or not: a per-site
@@ -60,7 +71,7 @@ struct TableParams {
 template <class Params, class Launch>
 void launch_with_couplings(const ReplicaParams<Params>& params, const Launch& launch) {
   if (params.table) {
-    launch(TableParams<Params>{params.table});
+    launch(TableParams<Params>{params.table, params.shared.seed});
   } else {
     launch(SharedParams<Params>{params.shared});
   }

@@ -5,8 +5,9 @@
 // rounds between sweeps. Exchange decisions come from each configuration's sums (exact integers
 // for discrete models) and exchange_accepted, which gives the same bits on host and GPU, so
 // every backend and rank count takes the same ones:
-//   - one process: on the backend (ExchangeSlots, kernels/ensemble/replica_exchange.hpp), which
-//     also writes the table, so a GPU never waits for the host between sweeps. The rounds'
+//   - one process: on the backend (ExchangePairs, kernels/ensemble/replica_exchange.hpp, a
+//     thread per pair with both permutations at hand), then the table gathered from the rungs'
+//     Params there, so a GPU never waits for the host between sweeps. The rounds'
 //     permutations go to a log on the backend; their statistics (acceptances, round trips,
 //     directions; sim/engine/tempering_ladder.hpp) are settled on the host from it when
 //     something reads them (state(), a feedback step, a full log);
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "kernels/ensemble/replica_exchange.hpp"
+#include "kernels/ensemble/replica_gather.hpp"
 #include "sim/communicator.hpp"
 #include "sim/engine/model_params.hpp"
 #include "sim/engine/tempering_ladder.hpp"
@@ -40,8 +42,9 @@ class Tempering {
   using Params = typename Model::Params;
   using Sums = typename Model::Sums;
 
-  /// Every rung's Params for lattice dimension d, and the slots at their starting rungs.
-  /// Throws InputError when the replicas are not whole ladders. `settings` must outlive it.
+  /// Every rung's Params for lattice dimension d, and the slots at their starting rungs (on the
+  /// backend from the first refresh()). Throws InputError when the replicas are not whole
+  /// ladders. `settings` must outlive it.
   Tempering(const Exec& exec, const EngineSettings& settings, int d)
       : exec_(exec),
         settings_(settings),
@@ -56,13 +59,11 @@ class Tempering {
     state_ = initial_tempering(rungs, settings.replicas / rungs);
     if (settings.tempering.feedback > 0) state_.ladder = settings.tempering.tuned_ladder();
     table_ = exec.template allocate<Params>(settings.replicas);
-    host_table_.resize(static_cast<size_t>(settings.replicas));
     sums_ = exec.template allocate<Sums>(settings.replicas);
     host_sums_.resize(static_cast<size_t>(settings.replicas));
     rung_table_ = exec.template allocate<Params>(rungs);
-    exec.copy_to_device(rung_params_.data(), rung_table_);
-    for (auto& buffer : slot_rungs_) buffer = exec.template allocate<int32_t>(settings.replicas);
-    exec.copy_to_device(state_.rung_of_slot.data(), slot_rungs_[current_]);
+    rung_of_slot_ = exec.template allocate<int32_t>(settings.replicas);
+    slot_of_rung_ = exec.template allocate<int32_t>(settings.replicas);
     logged_rounds_ = std::max<int64_t>(1, std::min<int64_t>(256, (1 << 22) / settings.replicas));
     round_log_ = exec.template allocate<int32_t>(logged_rounds_ * settings.replicas);
     measured_rungs_ =
@@ -81,17 +82,23 @@ class Tempering {
     return state_;
   }
 
-  /// Rewrites the per-slot table from the permutation; `shared` gives what every rung has in
-  /// common and a pass may tune (the Metropolis step).
+  /// Rewrites the rungs' Params on the backend, the permutation and its inverse there, and the
+  /// per-slot table from them; `shared` gives what every rung has in common and a pass may tune
+  /// (the Metropolis step). Call it after the step or the ladder changed.
   void refresh(const Params& shared) {
     if (!on()) return;
     settle();
-    for (size_t s = 0; s < host_table_.size(); ++s) {
-      host_table_[s] = rung_params_[static_cast<size_t>(state_.rung_of_slot[s])];
-      SharedStep<Model>(shared).apply(host_table_[s]);
+    std::vector<Params> rungs = rung_params_;
+    for (Params& p : rungs) SharedStep<Model>(shared).apply(p);
+    exec_.copy_to_device(rungs.data(), rung_table_);
+    std::vector<int32_t> slot_of_rung(state_.rung_of_slot.size());
+    for (size_t s = 0; s < slot_of_rung.size(); ++s) {
+      const size_t first = s - s % static_cast<size_t>(state_.rungs);
+      slot_of_rung[first + static_cast<size_t>(state_.rung_of_slot[s])] = static_cast<int32_t>(s);
     }
-    exec_.copy_to_device(host_table_.data(), table_);
-    exec_.copy_to_device(state_.rung_of_slot.data(), slot_rungs_[current_]);
+    exec_.copy_to_device(state_.rung_of_slot.data(), rung_of_slot_);
+    exec_.copy_to_device(slot_of_rung.data(), slot_of_rung_);
+    gather_table();
   }
 
   /// The exchange round due before sweep `sweep`, if one is (see the top of this file); with
@@ -102,16 +109,13 @@ class Tempering {
   void before_sweep(uint64_t sweep, const Storage& storage, const Params& shared,
                     Communicator* ranks) {
     if (!on()) return;
-    const bool feedback = settings_.tempering.feedback_due(sweep);
-    if (feedback) {
+    if (settings_.tempering.feedback_due(sweep)) {
       settle();
       feedback_step(state_);
       use_ladder(state_.ladder);
+      refresh(shared);
     }
-    if (!exchange_due(sweep, settings_.tempering.exchange_every)) {
-      if (feedback) refresh(shared);
-      return;
-    }
+    if (!exchange_due(sweep, settings_.tempering.exchange_every)) return;
     storage.sums_into(shared, sums_.data());
     if (ranks) {
       exec_.copy_to_host(sums_, host_sums_.data());
@@ -122,16 +126,13 @@ class Tempering {
       return;
     }
     const int64_t slots = static_cast<int64_t>(state_.rung_of_slot.size());
-    const int next = 1 - current_;
     exec_.for_each(slots,
-                   ExchangeSlots<Model>{
-                       sums_.data(), rung_table_.data(), slot_rungs_[current_].data(),
-                       slot_rungs_[next].data(),
+                   ExchangePairs<Model>{
+                       sums_.data(), rung_table_.data(), rung_of_slot_.data(), slot_of_rung_.data(),
                        round_log_.data() + static_cast<int64_t>(logged_sweeps_.size()) * slots,
-                       table_.data(), SharedStep<Model>(shared), state_.rungs,
-                       exchange_parity(sweep, settings_.tempering.exchange_every), volume_,
-                       settings_.seed, sweep});
-    current_ = next;
+                       state_.rungs, exchange_parity(sweep, settings_.tempering.exchange_every),
+                       volume_, settings_.seed, sweep});
+    gather_table();
     logged_sweeps_.push_back(sweep);
     if (static_cast<int64_t>(logged_sweeps_.size()) == logged_rounds_) settle();
   }
@@ -141,8 +142,7 @@ class Tempering {
   void record_rungs(int64_t index) {
     if (!on()) return;
     const int64_t slots = static_cast<int64_t>(state_.rung_of_slot.size());
-    exec_.for_each(slots,
-                   CopyRungs{slot_rungs_[current_].data(), measured_rungs_.data() + index * slots});
+    exec_.for_each(slots, CopyRungs{rung_of_slot_.data(), measured_rungs_.data() + index * slots});
   }
   /// The rungs recorded for the first `count` queued measurements, [measurement][slot].
   std::vector<int32_t> recorded_rungs(int64_t count) const {
@@ -184,14 +184,24 @@ class Tempering {
     logged_sweeps_.clear();
   }
 
-  /// Rebuilds every rung's Params with `ladder` as the tempered coupling (the table follows at
-  /// the next refresh()).
+  /// Rebuilds every rung's Params with `ladder` as the tempered coupling (the backend's copies
+  /// follow at the next refresh()).
   void use_ladder(const std::vector<double>& ladder) {
     EngineSettings tuned = settings_;
     tuned.tempering.tuned_ladder() = ladder;
     for (int k = 0; k < state_.rungs; ++k)
       rung_params_[static_cast<size_t>(k)] = model_params(Model{}, at_rung(tuned, k), d_);
-    exec_.copy_to_device(rung_params_.data(), rung_table_);
+  }
+
+  /// table_[slot] = rung_table_[rung_of_slot_[slot]] on the backend, byte by byte: one thread
+  /// per byte, so Potts' 2.6 KB Params take one short launch, not a loop per slot.
+  void gather_table() {
+    const auto bytes = static_cast<int64_t>(sizeof(Params));
+    exec_.for_each(
+        static_cast<int64_t>(state_.rung_of_slot.size()) * bytes,
+        GatherReplicas<unsigned char>{reinterpret_cast<const unsigned char*>(rung_table_.data()),
+                                      reinterpret_cast<unsigned char*>(table_.data()),
+                                      rung_of_slot_.data(), bytes});
   }
 
   const Exec& exec_;
@@ -201,12 +211,11 @@ class Tempering {
   std::vector<Params> rung_params_;
   mutable TemperingState state_;  ///< settled lazily from the rounds run on the backend
   typename Exec::template Buffer<Params> table_;  ///< [slot], on the backend
-  std::vector<Params> host_table_;
-  typename Exec::template Buffer<Sums> sums_;  ///< [slot], for the exchange round
+  typename Exec::template Buffer<Sums> sums_;     ///< [slot], for the exchange round
   std::vector<Sums> host_sums_;
-  typename Exec::template Buffer<Params> rung_table_;      ///< [rung]: rung_params_
-  typename Exec::template Buffer<int32_t> slot_rungs_[2];  ///< [slot]: now, and the next round's
-  int current_ = 0;
+  typename Exec::template Buffer<Params> rung_table_;     ///< [rung]: rung_params_ with the step
+  typename Exec::template Buffer<int32_t> rung_of_slot_;  ///< [slot], on the backend
+  typename Exec::template Buffer<int32_t> slot_of_rung_;  ///< [ladder * rungs + rung]: its inverse
   /// Rounds on the backend whose statistics wait in the log (at most 256, and 16 MiB of it); a
   /// full log is settled.
   int64_t logged_rounds_ = 0;

@@ -84,7 +84,7 @@ inline void account_round(TemperingState& t, const int32_t* after, uint64_t swee
 /// every pair (k, k + 1) of the round's parity swaps its couplings with the Metropolis
 /// probability of the energy difference. log_weight(slot, rung): ln of the Boltzmann weight of
 /// the configuration in `slot` under rung `rung`'s couplings. Pairs of one round are disjoint,
-/// so their order does not matter. (ExchangeSlots, kernels/ensemble/replica_exchange.hpp, takes
+/// so their order does not matter. (ExchangePairs, kernels/ensemble/replica_exchange.hpp, takes
 /// the same decisions on a backend.)
 template <class LogWeight>
 void exchange_round(TemperingState& t, uint64_t seed, uint64_t sweep, int64_t exchange_every,

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/ensemble/replica_gather.hpp"
 #include "kernels/models/ising.hpp"
 #include "sim/engine/tempering_ladder.hpp"
 
@@ -65,17 +66,19 @@ TEST(ExchangeRound, AlternatesEvenAndOddPairs) {
   EXPECT_FALSE(exchange_due(9, 4));
 }
 
-// The backend's rounds (ExchangeSlots, slot by slot) take exchange_round's decisions: 3 ladders
-// of 7 Ising rungs, sums that make about half the swaps uncertain, 200 rounds of both parities;
-// then the same permutation, table and statistics (account_round from the backend's log).
-TEST(ExchangeRound, SlotBySlotOnABackendIsTheHostsRound) {
+// The backend's rounds (ExchangePairs, a thread per pair, then the table gathered by rung) take
+// exchange_round's decisions: 3 ladders of 7 Ising rungs, sums that make about half the swaps
+// uncertain, 200 rounds of both parities, the threads in reverse order; then the same
+// permutation, inverse, table and statistics (account_round from the backend's log).
+TEST(ExchangeRound, PairByPairOnABackendIsTheHostsRound) {
   constexpr int kRungs = 7, kLadders = 3, kSlots = kRungs * kLadders;
   std::vector<IsingParams> rungs;
   for (int k = 0; k < kRungs; ++k) rungs.push_back(make_ising_params(2, 0.3 + 0.03 * k, 0.01, 5));
   std::vector<IsingModel::Sums> sums(kSlots);
   TemperingState host = initial_tempering(kRungs, kLadders);
   TemperingState backend = host;
-  std::vector<int32_t> before = host.rung_of_slot, after(kSlots), log(kSlots);
+  std::vector<int32_t> rung_of_slot = host.rung_of_slot, slot_of_rung(kSlots), log(kSlots, -1);
+  for (int s = 0; s < kSlots; ++s) slot_of_rung[s] = s;  // slot l * rungs + k at rung k
   std::vector<IsingParams> table(kSlots);
   int accepted = 0;
   for (uint64_t sweep = 1; sweep <= 200; ++sweep) {
@@ -89,26 +92,28 @@ TEST(ExchangeRound, SlotBySlotOnABackendIsTheHostsRound) {
       return IsingModel::log_weight(rungs[static_cast<size_t>(rung)],
                                     sums[static_cast<size_t>(slot)], 64.0);
     });
-    const ExchangeSlots<IsingModel> round{sums.data(),
-                                          rungs.data(),
-                                          before.data(),
-                                          after.data(),
-                                          log.data(),
-                                          table.data(),
-                                          SharedStep<IsingModel>(rungs[0]),
-                                          kRungs,
-                                          exchange_parity(sweep, 1),
-                                          64.0,
-                                          77,
-                                          sweep};
-    for (int s = 0; s < kSlots; ++s) round(s);
-    ASSERT_EQ(after, host.rung_of_slot) << "sweep " << sweep;
-    ASSERT_EQ(log, after);
-    for (int s = 0; s < kSlots; ++s)
-      ASSERT_EQ(table[s].beta, rungs[static_cast<size_t>(after[s])].beta);
-    for (int s = 0; s < kSlots; ++s) accepted += after[s] != before[s];
+    const std::vector<int32_t> before = rung_of_slot;
+    const ExchangePairs<IsingModel> round{
+        sums.data(), rungs.data(), rung_of_slot.data(),       slot_of_rung.data(),
+        log.data(),  kRungs,       exchange_parity(sweep, 1), 64.0,
+        77,          sweep};
+    for (int i = kSlots - 1; i >= 0; --i) round(i);
+    const auto bytes = static_cast<int64_t>(sizeof(IsingParams));
+    const GatherReplicas<unsigned char> gather{reinterpret_cast<const unsigned char*>(rungs.data()),
+                                               reinterpret_cast<unsigned char*>(table.data()),
+                                               rung_of_slot.data(), bytes};
+    for (int64_t i = 0; i < kSlots * bytes; ++i) gather(i);
+    ASSERT_EQ(rung_of_slot, host.rung_of_slot) << "sweep " << sweep;
+    ASSERT_EQ(log, rung_of_slot);
+    for (int s = 0; s < kSlots; ++s) {
+      ASSERT_EQ(slot_of_rung[s - s % kRungs + rung_of_slot[s]], s);
+      ASSERT_EQ(table[s].beta, rungs[static_cast<size_t>(rung_of_slot[s])].beta);
+      ASSERT_EQ(table[s].flip_threshold[0][1][3],
+                rungs[static_cast<size_t>(rung_of_slot[s])].flip_threshold[0][1][3]);
+    }
+    for (int s = 0; s < kSlots; ++s) accepted += rung_of_slot[s] != before[s];
     account_round(backend, log.data(), sweep, 1);
-    before = after;
+    log.assign(kSlots, -1);  // each round must write every slot's entry
   }
   EXPECT_EQ(backend.attempts, host.attempts);
   EXPECT_EQ(backend.accepts, host.accepts);
