@@ -32,6 +32,8 @@ struct KernelCase {
 
 /// Ensemble cases: a ladder of this many rungs, against as many untempered replicas.
 constexpr int kEnsembleReplicas = 64;
+/// A tempered case's exchange_every that no benchmark reaches: the ladder without its rounds.
+constexpr int kNeverExchange = 1 << 30;
 
 struct Result {
   KernelCase kernel;
@@ -95,6 +97,17 @@ std::vector<KernelCase> kernels_of(const BenchOptions& o) {
                  kEnsembleReplicas,
                  true,
                  10});
+  // The same ladder with no exchange round within the timed sweeps: what the rounds add is the
+  // difference to the cases above, what the per-replica couplings add the difference to the
+  // untempered replicas.
+  out.push_back({"metropolis tempering without exchanges",
+                 {A::metropolis},
+                 first,
+                 false,
+                 false,
+                 kEnsembleReplicas,
+                 true,
+                 kNeverExchange});
   // --kernel and --precision pick some (to time, or profile, one kernel alone).
   const auto unwanted = [&](const KernelCase& k) {
     const bool precision_differs = continuous && !o.precision.empty() &&
@@ -493,22 +506,35 @@ int run_scaling(const BenchOptions& o, Communicator& world) {
 
 }  // namespace
 
-/// The exchange rounds' share of a tempered sweep, from each tempered ensemble case and the
-/// untempered one when they ran.
+/// The exchange rounds' share of a tempered sweep, against the same ladder without rounds, and
+/// the per-replica couplings' share of that, against untempered replicas, from the cases that
+/// ran.
 void print_tempering_overhead(const std::vector<Result>& results) {
   const Result* plain = nullptr;
+  const Result* ladder = nullptr;
   for (const Result& r : results) {
     if (r.kernel.replicas > 1 && !r.kernel.tempered) plain = &r;
+    if (r.kernel.tempered && r.kernel.exchange_every == kNeverExchange) ladder = &r;
   }
-  if (!plain) return;
+  if (plain && ladder) {
+    std::printf(
+        "parallel tempering, %d rungs of %s without exchanges: %.3g ms per sweep against %.3g ms "
+        "untempered; reading each replica's couplings takes %.1f%% of the tempered sweep\n",
+        ladder->kernel.replicas, dims_text(ladder->dims).c_str(), 1e3 * ladder->seconds_per_sweep,
+        1e3 * plain->seconds_per_sweep,
+        100.0 * (1.0 - plain->seconds_per_sweep / ladder->seconds_per_sweep));
+  }
   for (const Result& r : results) {
-    if (!r.kernel.tempered) continue;
+    if (!r.kernel.tempered || &r == ladder) continue;
+    const Result* base = ladder ? ladder : plain;
+    if (!base) continue;
     std::printf(
         "parallel tempering, %d rungs of %s exchanging every %d sweep(s): %.3g ms per sweep "
-        "against %.3g ms untempered; the exchange rounds take %.1f%% of the tempered sweep\n",
+        "against %.3g ms %s; the exchange rounds take %.1f%% of the tempered sweep\n",
         r.kernel.replicas, dims_text(r.dims).c_str(), r.kernel.exchange_every,
-        1e3 * r.seconds_per_sweep, 1e3 * plain->seconds_per_sweep,
-        100.0 * (1.0 - plain->seconds_per_sweep / r.seconds_per_sweep));
+        1e3 * r.seconds_per_sweep, 1e3 * base->seconds_per_sweep,
+        ladder ? "without exchanges" : "untempered",
+        100.0 * (1.0 - base->seconds_per_sweep / r.seconds_per_sweep));
   }
 }
 

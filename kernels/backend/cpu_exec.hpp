@@ -70,6 +70,15 @@ class CpuExec {
     *result = *result + reduce_sum<T>(n, f);
   }
 
+  /// results[s] += the sum of f(s, i) over [0, n) for s in [0, segments) (CudaExec's exact
+  /// integer accumulation).
+  template <class T, class F>
+  void accumulate_exact_segments_into(int64_t segments, int64_t n, const F& f, T* results) const {
+    for (int64_t s = 0; s < segments; ++s) {
+      results[s] = results[s] + reduce_sum<T>(n, [&](int64_t i) { return f(s, i); });
+    }
+  }
+
   /// Sets the first n entries of a buffer (all when negative) to zero bytes.
   template <class T>
   void zero(Buffer<T>& buffer, int64_t n = -1) const {

@@ -236,6 +236,18 @@ class CudaExec {
     device_accumulate_exact<T>(n, f, d_result, blocks, stream_);
   }
 
+  /// d_results[s] += the sum of f(s, i) over [0, n) for s in [0, segments), T made of 64-bit
+  /// integers (exact in any order); asynchronous. A few elements per thread, so that a functor
+  /// that updates sites and returns their sums spends little on the blocks' reductions.
+  template <class T, class F>
+  void accumulate_exact_segments_into(int64_t segments, int64_t n, const F& f, T* d_results) const {
+    if (segments <= 0 || n <= 0) return;
+    constexpr int64_t kPerThread = 4;
+    const int64_t blocks = std::min<int64_t>(
+        (n + kReduceBlock * kPerThread - 1) / (kReduceBlock * kPerThread), max_grid_);
+    device_accumulate_exact_segments<T>(segments, n, f, d_results, blocks, stream_);
+  }
+
   /// Sets the first n entries of a buffer (all when negative) to zero bytes; asynchronous.
   template <class T>
   void zero(Buffer<T>& buffer, int64_t n = -1) const {

@@ -81,8 +81,8 @@ struct SharedStep<Model, true> {
 /// permutation, so no thread searches the ladder) and, when it is accepted, swaps them in both
 /// permutations. Pairs are disjoint, so both are updated in place. Every slot's rung after the
 /// round goes to log[slot]: a pair's thread writes its two slots', an end rung left out of the
-/// round's pairs its own. Functor over ladders * rung_count; the slots' Params follow separately
-/// (GatherReplicas of the rungs' Params by rung_of_slot, sim/engine/tempering.hpp).
+/// round's pairs its own. Functor over ladders * rung_count; the passes read the slots' Params
+/// through rung_of_slot (kernels/models/replica_params.hpp), so nothing else moves.
 template <class Model>
 struct ExchangePairs {
   using Params = typename Model::Params;

@@ -146,7 +146,16 @@ struct UpdateColour {
 
   LATTICA_HD_INLINE void operator()(int64_t index) const {
     const int64_t replica = lattice.by_half_volume.divide(index);
-    const int64_t j = index - replica * lattice.half_volume;
+    update_site<false>(replica, index - replica * lattice.half_volume);
+  }
+
+  /// Updates colour-local site j of `replica`; with kSums, returns the model's sums over the
+  /// site's bonds after the move and over it and its partner (the other colour's site stored at
+  /// j): as SiteSums does from colour 0, so over colour 1's sites, after colour 0 moved, they
+  /// count every bond and every site of the sweep's configuration once.
+  template <bool kSums>
+  LATTICA_HD_INLINE auto update_site(int64_t replica, int64_t j) const {
+    const int64_t index = replica * lattice.half_volume + j;
     typename Model::Spin* base = spins + replica * lattice.volume();
     typename Model::Spin* own = base + colour * lattice.half_volume;
     const typename Model::Spin* other = base + (1 - colour) * lattice.half_volume;
@@ -157,10 +166,24 @@ struct UpdateColour {
     int accepts = 0;
     auto random = update_random<Model>(lattice, params.seed(), static_cast<uint32_t>(replica), j,
                                        site, update_step(sweep, pass, 0));
-    own[j] = params.with(replica, [&](const typename Model::Params& p) {
-      return Model::template update<D>(p, algorithm, own[j], nb, random, accepts);
+    return params.with(replica, [&](const typename Model::Params& p) {
+      const typename Model::Spin moved =
+          Model::template update<D>(p, algorithm, own[j], nb, random, accepts);
+      own[j] = moved;
+      if (accepted) accepted[index] = static_cast<uint8_t>(accepts);
+      if constexpr (kSums) return Model::template site_sums<D>(p, moved, nb, other[j]);
     });
-    if (accepted) accepted[index] = static_cast<uint8_t>(accepts);
+  }
+};
+
+/// UpdateColour of colour 1 that also returns each site's sums (update_site), as f(replica, j)
+/// for a segmented accumulation: the sweep's last pass fused with its measurement, for models
+/// whose sums are exact integers (summed in any order).
+template <int D, class Model, class Couplings>
+struct UpdateColourSums {
+  UpdateColour<D, Model, false, Couplings> update;
+  LATTICA_HD_INLINE typename Model::Sums operator()(int64_t replica, int64_t j) const {
+    return update.template update_site<true>(replica, j);
   }
 };
 

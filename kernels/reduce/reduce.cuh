@@ -125,25 +125,39 @@ __global__ void __launch_bounds__(kReduceBlock, reduce_min_blocks<T>())
   }
 }
 
+/// *result += sum, for sums of 64-bit integer fields: one atomicAdd per nonzero field. Integer
+/// addition is exact in any order, so what the blocks add equals the ordered reduction.
+template <class T>
+__device__ __forceinline__ void add_exact(T* result, const T& sum) {
+  static_assert(sizeof(T) % 8 == 0, "sums of 64-bit integer fields");
+  constexpr int words = sizeof(T) / 8;
+  unsigned long long partial[words];
+  memcpy(partial, &sum, sizeof(T));
+  auto* out = reinterpret_cast<unsigned long long*>(result);
+#pragma unroll
+  for (int w = 0; w < words; ++w) {
+    if (partial[w] != 0) atomicAdd(out + w, partial[w]);  // two's complement: signed too
+  }
+}
+
 /// *result += the sum of f(i) over a grid-stride range, for sums of 64-bit integers only: each
-/// block adds its partial with one atomicAdd per field. Integer addition is exact in any order,
-/// so the result equals the ordered reduction's, and no block waits to add the partials (the
-/// fused update-and-measure passes would otherwise end on that tail every sweep).
+/// block adds its partial (add_exact), so no block waits to add the partials (the fused
+/// update-and-measure passes would otherwise end on that tail every sweep).
 template <class T, class F>
 __global__ void __launch_bounds__(kReduceBlock, reduce_min_blocks<T>())
     accumulate_exact_kernel(int64_t n, F f, T* result) {
-  static_assert(sizeof(T) % 8 == 0, "sums of 64-bit integer fields");
-  T sum = block_sum_of<T>(n, f);
-  if (threadIdx.x == 0) {
-    constexpr int words = sizeof(T) / 8;
-    unsigned long long partial[words];
-    memcpy(partial, &sum, sizeof(T));
-    auto* out = reinterpret_cast<unsigned long long*>(result);
-#pragma unroll
-    for (int w = 0; w < words; ++w) {
-      if (partial[w] != 0) atomicAdd(out + w, partial[w]);  // two's complement: signed too
-    }
-  }
+  const T sum = block_sum_of<T>(n, f);
+  if (threadIdx.x == 0) add_exact(result, sum);
+}
+
+/// results[first + s] += the sum of f(first + s, i) over block row s's grid-stride share of
+/// [0, n), s = blockIdx.y, for sums of 64-bit integers only (add_exact).
+template <class T, class F>
+__global__ void __launch_bounds__(kReduceBlock, reduce_min_blocks<T>())
+    accumulate_exact_segments_kernel(int64_t n, F f, int64_t first, T* results) {
+  const int64_t segment = first + static_cast<int64_t>(blockIdx.y);
+  const T sum = block_sum_of<T>(n, f, segment);
+  if (threadIdx.x == 0) add_exact(results + segment, sum);
 }
 
 /// Block (b, s) sums f(first + s, i) over its grid-stride share of [0, n), striding by the
@@ -202,6 +216,23 @@ void device_reduce_segments(int64_t segments, int64_t n, const F& f, T* d_partia
     LATTICA_CUDA_CHECK_LAUNCH(stream);
     segment_totals_kernel<T>
         <<<count, kReduceBlock, 0, stream>>>(d_partials, blocks, d_results + first);
+    LATTICA_CUDA_CHECK_LAUNCH(stream);
+  }
+}
+
+/// d_results[s] += the sum of f(s, i), i in [0, n), for every s in [0, segments) and T of 64-bit
+/// integer fields (accumulate_exact_segments_kernel), on `blocks` blocks per segment (at most
+/// 65535 segments per launch: the grid's y extent); asynchronous on `stream`.
+template <class T, class F>
+void device_accumulate_exact_segments(int64_t segments, int64_t n, const F& f, T* d_results,
+                                      int64_t blocks, cudaStream_t stream) {
+  constexpr int64_t kMaxRows = 65535;
+  for (int64_t first = 0; first < segments; first += kMaxRows) {
+    const auto rows =
+        static_cast<unsigned>(kMaxRows < segments - first ? kMaxRows : segments - first);
+    accumulate_exact_segments_kernel<T>
+        <<<dim3(static_cast<unsigned>(blocks), rows), kReduceBlock, 0, stream>>>(n, f, first,
+                                                                                 d_results);
     LATTICA_CUDA_CHECK_LAUNCH(stream);
   }
 }

@@ -68,7 +68,10 @@ class LatticeEngine final : public Engine {
     }
   }
 
-  void initialize() override { storage_.initialize(params_, settings_.start == InitialState::hot); }
+  void initialize() override {
+    storage_.initialize(params_, settings_.start == InitialState::hot);
+    tempering_.configuration_changed();
+  }
   void sweep(uint64_t first, uint64_t count) override {
     for (uint64_t s = first; s < first + count; ++s) sweeper_.sweep(s, false);
   }

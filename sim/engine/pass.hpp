@@ -33,7 +33,7 @@ struct PassContext {
 
   /// What a pass's functors take: `params` for every replica, or each its own when tempered.
   ReplicaParams<typename Model::Params> replica_params() const {
-    return {params, tempering.table()};
+    return {params, tempering.table(), tempering.rung_of_slot()};
   }
 };
 

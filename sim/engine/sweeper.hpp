@@ -34,6 +34,10 @@ class Sweeper {
     // sweep - 1 saw the couplings before it.
     context_.tempering.before_sweep(sweep, context_.storage, context_.params,
                                     context_.box ? &context_.box->communicator() : nullptr);
+    // The next round's sums from this sweep's last pass, when it can leave them and no
+    // measurement takes that place.
+    if (!sums && fuses_measurement())
+      sums = context_.tempering.sums_for_round_after(sweep, context_.box != nullptr);
     for (size_t i = 0; i < entries_.size(); ++i) {
       const bool last = i + 1 == entries_.size();
       entries_[i].pass->run(entries_[i].algorithm, static_cast<uint32_t>(i), sweep, counting,

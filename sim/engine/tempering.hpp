@@ -6,11 +6,13 @@
 // for discrete models) and exchange_accepted, which gives the same bits on host and GPU, so
 // every backend and rank count takes the same ones:
 //   - one process: on the backend (ExchangePairs, kernels/ensemble/replica_exchange.hpp, a
-//     thread per pair with both permutations at hand), then the table gathered from the rungs'
-//     Params there, so a GPU never waits for the host between sweeps. The rounds'
-//     permutations go to a log on the backend; their statistics (acceptances, round trips,
-//     directions; sim/engine/tempering_ladder.hpp) are settled on the host from it when
-//     something reads them (state(), a feedback step, a full log);
+//     thread per pair with both permutations at hand), so a GPU never waits for the host
+//     between sweeps; the passes read each slot's couplings through its rung there
+//     (kernels/models/replica_params.hpp), so no Params move. The sums come from the last pass
+//     of the sweep before the round where it can leave them (sums_for_round_after), else from
+//     a pass over the configurations. The rounds' permutations go to a log on the backend; their
+//     statistics (acceptances, round trips, directions; sim/engine/tempering_ladder.hpp) are
+//     settled on the host from it when something reads them (state(), a feedback step, a full log);
 //   - decomposed: on the host (exchange_round), from the sums added over the ranks.
 // A measurement records the slots' rungs of its moment on the backend (record_rungs).
 
@@ -20,7 +22,6 @@
 #include <vector>
 
 #include "kernels/ensemble/replica_exchange.hpp"
-#include "kernels/ensemble/replica_gather.hpp"
 #include "sim/communicator.hpp"
 #include "sim/engine/model_params.hpp"
 #include "sim/engine/tempering_ladder.hpp"
@@ -58,7 +59,6 @@ class Tempering {
       rung_params_.push_back(model_params(Model{}, at_rung(settings, k), d));
     state_ = initial_tempering(rungs, settings.replicas / rungs);
     if (settings.tempering.feedback > 0) state_.ladder = settings.tempering.tuned_ladder();
-    table_ = exec.template allocate<Params>(settings.replicas);
     sums_ = exec.template allocate<Sums>(settings.replicas);
     host_sums_.resize(static_cast<size_t>(settings.replicas));
     rung_table_ = exec.template allocate<Params>(rungs);
@@ -73,8 +73,10 @@ class Tempering {
   /// Whether the run is tempered, and its rungs per ladder.
   bool on() const { return state_.rungs > 0; }
   int rungs() const { return state_.rungs; }
-  /// The per-slot Params the passes read, or null when every replica shares one set.
-  const Params* table() const { return on() ? table_.data() : nullptr; }
+  /// The rungs' Params the passes read, and each slot's rung there; null when every replica
+  /// shares one set.
+  const Params* table() const { return on() ? rung_table_.data() : nullptr; }
+  const int32_t* rung_of_slot() const { return on() ? rung_of_slot_.data() : nullptr; }
   /// Rung `rung`'s Params (without the tuned step), and the permutation with its statistics.
   const Params& rung_params(int rung) const { return rung_params_[static_cast<size_t>(rung)]; }
   const TemperingState& state() const {
@@ -82,8 +84,8 @@ class Tempering {
     return state_;
   }
 
-  /// Rewrites the rungs' Params on the backend, the permutation and its inverse there, and the
-  /// per-slot table from them; `shared` gives what every rung has in common and a pass may tune
+  /// Rewrites the rungs' Params on the backend, and the permutation and its inverse there;
+  /// `shared` gives what every rung has in common and a pass may tune
   /// (the Metropolis step). Call it after the step or the ladder changed.
   void refresh(const Params& shared) {
     if (!on()) return;
@@ -98,7 +100,6 @@ class Tempering {
     }
     exec_.copy_to_device(state_.rung_of_slot.data(), rung_of_slot_);
     exec_.copy_to_device(slot_of_rung.data(), slot_of_rung_);
-    gather_table();
   }
 
   /// The exchange round due before sweep `sweep`, if one is (see the top of this file); with
@@ -115,8 +116,10 @@ class Tempering {
       use_ladder(state_.ladder);
       refresh(shared);
     }
+    const bool fused = fused_round_ == sweep;  // sums_for_round_after(sweep - 1) was used
+    fused_round_ = kNoRound;
     if (!exchange_due(sweep, settings_.tempering.exchange_every)) return;
-    storage.sums_into(shared, sums_.data());
+    if (!fused) storage.sums_into(shared, sums_.data());
     if (ranks) {
       exec_.copy_to_host(sums_, host_sums_.data());
       sum_over_ranks(*ranks, host_sums_.data(), static_cast<int64_t>(host_sums_.size()));
@@ -132,10 +135,24 @@ class Tempering {
                        round_log_.data() + static_cast<int64_t>(logged_sweeps_.size()) * slots,
                        state_.rungs, exchange_parity(sweep, settings_.tempering.exchange_every),
                        volume_, settings_.seed, sweep});
-    gather_table();
     logged_sweeps_.push_back(sweep);
     if (static_cast<int64_t>(logged_sweeps_.size()) == logged_rounds_) settle();
   }
+
+  /// Where sweep `sweep`'s last pass may leave each slot's sums (Pass::fuses_measurement) for
+  /// the exchange round before sweep + 1, so that the round need not sum the configurations
+  /// again: this part's buffer, zeroed, when that round is due and taken on the backend (one
+  /// process), else null. Call it before the sweep's passes and pass the result to the last.
+  Sums* sums_for_round_after(uint64_t sweep, bool decomposed) {
+    if (!on() || decomposed || !exchange_due(sweep + 1, settings_.tempering.exchange_every))
+      return nullptr;
+    exec_.zero(sums_);
+    fused_round_ = sweep + 1;
+    return sums_.data();
+  }
+  /// The configuration changed outside the sweeps (a new start, a checkpoint): sums a pass left
+  /// for the next round are stale.
+  void configuration_changed() { fused_round_ = kNoRound; }
 
   /// Records the slots' rungs now as those of queued measurement `index` (< the engine's
   /// measurement capacity), on the backend.
@@ -160,6 +177,7 @@ class Tempering {
   /// Continues from a checkpoint's state. Precondition: restore(state) of a run of the same
   /// ladder (checked).
   void restore(const TemperingState& state, const Params& shared) {
+    configuration_changed();
     if (!on()) return;
     settle();
     check_tempering_state(state, state_.rungs, state_.rung_of_slot.size());
@@ -193,25 +211,13 @@ class Tempering {
       rung_params_[static_cast<size_t>(k)] = model_params(Model{}, at_rung(tuned, k), d_);
   }
 
-  /// table_[slot] = rung_table_[rung_of_slot_[slot]] on the backend, byte by byte: one thread
-  /// per byte, so Potts' 2.6 KB Params take one short launch, not a loop per slot.
-  void gather_table() {
-    const auto bytes = static_cast<int64_t>(sizeof(Params));
-    exec_.for_each(
-        static_cast<int64_t>(state_.rung_of_slot.size()) * bytes,
-        GatherReplicas<unsigned char>{reinterpret_cast<const unsigned char*>(rung_table_.data()),
-                                      reinterpret_cast<unsigned char*>(table_.data()),
-                                      rung_of_slot_.data(), bytes});
-  }
-
   const Exec& exec_;
   const EngineSettings& settings_;
   int d_;
   double volume_;
   std::vector<Params> rung_params_;
   mutable TemperingState state_;  ///< settled lazily from the rounds run on the backend
-  typename Exec::template Buffer<Params> table_;  ///< [slot], on the backend
-  typename Exec::template Buffer<Sums> sums_;     ///< [slot], for the exchange round
+  typename Exec::template Buffer<Sums> sums_;  ///< [slot], for the exchange round
   std::vector<Sums> host_sums_;
   typename Exec::template Buffer<Params> rung_table_;     ///< [rung]: rung_params_ with the step
   typename Exec::template Buffer<int32_t> rung_of_slot_;  ///< [slot], on the backend
@@ -219,8 +225,11 @@ class Tempering {
   /// Rounds on the backend whose statistics wait in the log (at most 256, and 16 MiB of it); a
   /// full log is settled.
   int64_t logged_rounds_ = 0;
-  typename Exec::template Buffer<int32_t> round_log_;       ///< [round][slot]: rungs after each
-  mutable std::vector<uint64_t> logged_sweeps_;             ///< the logged rounds' sweeps
+  typename Exec::template Buffer<int32_t> round_log_;  ///< [round][slot]: rungs after each
+  mutable std::vector<uint64_t> logged_sweeps_;        ///< the logged rounds' sweeps
+  static constexpr uint64_t kNoRound = ~uint64_t{0};
+  /// The sweep whose round finds sums_ filled by the sweep before it (sums_for_round_after).
+  uint64_t fused_round_ = kNoRound;
   typename Exec::template Buffer<int32_t> measured_rungs_;  ///< [measurement][slot]
 };
 

@@ -121,6 +121,38 @@ TEST(Tempering, ChainIndependentOfThreadsCutsAndCheckpoints) {
   EXPECT_THROW(make_cpu_engine(other)->restore(wrong), std::invalid_argument);
 }
 
+// A round's sums come from the last pass of the sweep before it (Ising and Potts updates fused
+// with their sums), or, where a measurement takes that place, from a pass over the
+// configurations: both runs take the same decisions, so the ladders end alike.
+TEST(Tempering, RoundsFromFusedSumsAsFromTheConfigurations) {
+  EngineSettings ising =
+      ising_ladder({6, 8}, beta_ladder({0.2, 0.3, 0.4, 0.5}), 2, UpdateAlgorithm::metropolis);
+  ising.field = 0.1;
+  EngineSettings potts =
+      ising_ladder({4, 6}, beta_ladder({0.5, 0.8, 1.1}), 2, UpdateAlgorithm::heatbath);
+  potts.model = ModelKind::potts;
+  potts.q = 3;
+  for (const EngineSettings& s : {ising, potts}) {
+    for (int every : {1, 3}) {
+      SCOPED_TRACE(::testing::Message() << "q " << s.q << ", exchange every " << every);
+      EngineSettings run = s;
+      run.tempering.exchange_every = every;
+      auto measured_every_sweep = make_cpu_engine(run);  // every round sums the configurations
+      sample(*measured_every_sweep, 0, 120, 1);
+      auto fused = make_cpu_engine(run);  // rounds after unmeasured sweeps take the fused sums
+      fused->initialize();
+      std::vector<double> values;
+      advance_measuring(*fused, 0, 120, values);
+      const TemperingState want = measured_every_sweep->tempering();
+      const TemperingState got = fused->tempering();
+      EXPECT_GT(std::accumulate(want.accepts.begin(), want.accepts.end(), int64_t{0}), 0);
+      EXPECT_EQ(got.rung_of_slot, want.rung_of_slot);
+      EXPECT_EQ(got.accepts, want.accepts);
+      EXPECT_EQ(configuration_bytes(*fused), configuration_bytes(*measured_every_sweep));
+    }
+  }
+}
+
 // The feedback-optimised ladder (tempering.feedback) is part of the chain: a checkpoint in the
 // middle of the tuning or after it resumes to the same ladder, statistics and configurations as
 // the uninterrupted run, whatever the threads.

@@ -47,8 +47,13 @@ class LocalSitePass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mod
     return !is_whole_lattice(algorithm) && !is_cluster(algorithm);
   }
 
+  /// Colour 1's update returns the sums of the configuration it leaves (UpdateColourSums) where
+  /// they are exact integers, added over the sites in any order; one process only (a box's
+  /// sums cover its interior, which SiteStorage::sums_into walks by blocks of rows).
+  bool fuses_measurement() const override { return Model::kExactHistograms && !c_.box; }
+
   void run(UpdateAlgorithm algorithm, uint32_t index, uint64_t sweep, bool counting,
-           Sums*) override {
+           Sums* sums) override {
     const bool count =
         counting && metropolis_entries_ > 0 && algorithm == UpdateAlgorithm::metropolis;
     uint8_t* accepted = count ? accepted_.data() : nullptr;
@@ -67,9 +72,17 @@ class LocalSitePass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mod
             }
           });
         } else {
-          c_.exec.for_each(sites_per_colour(), UpdateColour<D, Model, false, Couplings>{
-                                                   c_.lattice, couplings, sites, accepted, colour,
-                                                   algorithm, index, sweep});
+          const UpdateColour<D, Model, false, Couplings> update{
+              c_.lattice, couplings, sites, accepted, colour, algorithm, index, sweep};
+          if (sums && colour == 1) {
+            if constexpr (Model::kExactHistograms) {
+              c_.exec.template accumulate_exact_segments_into<Sums>(
+                  c_.settings.replicas, c_.lattice.half_volume,
+                  UpdateColourSums<D, Model, Couplings>{update}, sums);
+            }
+          } else {
+            c_.exec.for_each(sites_per_colour(), update);
+          }
         }
       });
       if (count) {  // this half-pass's accepted moves into the block's next slot (no host wait)

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Session j, device call 1: where parallel tempering's time goes (issue 21; 64 rungs of 2D Ising
+# 256^2). sim bench of the ensemble cases, now with the same ladder without exchange rounds
+# (what the rounds add against what the per-replica couplings add), twice, interleaved; then
+# Nsight Compute's duration of every kernel of a few tempered sweeps with a round each.
+set -uo pipefail
+L=/tmp/logs1; mkdir -p $L/json /tmp/b; T0=$SECONDS
+rm -rf /tmp/b/gpu; tar xJf .gpu/gpu.tar.xz -C /tmp/b; source /tmp/b/gpu/env.sh
+B=/tmp/b/gpu/bin
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader; nproc; $B/sim --version; } > $L/machine.txt 2>&1
+export OMP_NUM_THREADS=8
+cd /tmp && mkdir -p w && cd w
+ens() { local model=$1 dims=$2 extra=$3 tag=$4
+  for k in "metropolis replicas" "metropolis tempering without exchanges" "metropolis tempering every 10" "metropolis tempering"; do
+    timeout 60 $B/sim bench --model $model $extra --dims $dims --kernel "$k" --repeats 9 --json $L/json/ens_${model}_${k// /_}_$tag.json >> $L/bench_$model.txt 2>&1
+  done
+  /usr/bin/env python3 - "$L" "$model" "$tag" >> $L/steps.txt <<'PY'
+import json, sys
+L, m, tag = sys.argv[1:4]
+t = {k: json.load(open(f"{L}/json/ens_{m}_metropolis_{k}_{tag}.json"))["kernels"][0]["seconds_per_sweep"]
+     for k in ["replicas", "tempering_without_exchanges", "tempering_every_10", "tempering"]}
+u, n = t["replicas"], t["tempering_without_exchanges"]
+print(f"{m} {tag}: untempered {u*1e3:.4f} ms/sweep, ladder without rounds {n*1e3:.4f} (couplings {100*(1-u/n):.1f} %), "
+      f"every 10 {t['tempering_every_10']*1e3:.4f} (rounds {100*(1-n/t['tempering_every_10']):.1f} %, all {100*(1-u/t['tempering_every_10']):.1f} %), "
+      f"every sweep {t['tempering']*1e3:.4f} (rounds {100*(1-n/t['tempering']):.1f} %, round {1e6*(t['tempering']-n):.1f} us)")
+PY
+}
+for tag in a b; do ens ising "256 256" "" $tag; done
+ens potts "256 256" "--q 10" a
+ens on "64 64 64" "--n 3 --precision float" a
+ens phi4 "64 64 64" "--precision float" a
+echo "bench done $((SECONDS-T0)) s" >> $L/steps.txt
+# Every kernel's duration over a few tempered sweeps (after the bench's warm-up launches).
+timeout 200 ncu --clock-control none --metrics gpu__time_duration.sum --launch-skip 400 --launch-count 48 \
+  $B/sim bench --model ising --dims 256 256 --kernel "metropolis tempering" --repeats 1 > $L/ncu_round.txt 2>&1
+echo "ncu rc=$? $((SECONDS-T0)) s" >> $L/steps.txt
+cp $L/steps.txt $L/machine.txt $L/ncu_round.txt $OUT/ 2>/dev/null
+tar czf $OUT/logs1.tgz -C /tmp logs1
