@@ -228,38 +228,32 @@ TEST_F(Cli, MulticanonicalSignalThenResumeIsTheSameRun) {
 }
 
 // A finished run extended with more measurements is the longer run; a changed chain key is
-// refused (exit 2) naming the key.
+// refused (exit 2) naming the key. With a refinement too: its accumulators go through the
+// checkpoint file (the extended run's refine_pair_weight and weights are the longer run's).
 TEST_F(Cli, MulticanonicalRunExtendsWithMoreMeasurements) {
-  std::ofstream(path("long.toml")) << resumable_input(40);
-  std::ofstream(path("short.toml")) << resumable_input(16);
-  ASSERT_EQ(sim({path("long.toml"), "-o", "reference.h5", "-q"}).exit_code, 0);
-  ASSERT_EQ(sim({path("short.toml"), "-o", "out.h5", "-q"}).exit_code, 0);
-  const RunResult longer =
-      sim({path("short.toml"), "-o", "out.h5", "--resume", "-q", "--set", "run.measurements=40"});
-  ASSERT_EQ(longer.exit_code, 0) << longer;
-  expect_same_datasets(path("reference.h5"), path("out.h5"));
-  const RunResult other = sim({path("long.toml"), "-o", "out.h5", "--resume", "--set",
-                               "run.measurements=50", "--set", "model.beta=1.1"});
-  EXPECT_EQ(other.exit_code, 2) << other;
-  EXPECT_NE(other.err.find("model.beta"), std::string::npos) << other;
-}
-
-// The same with a refinement: its accumulators go through the checkpoint file (the extended
-// run's refine_pair_weight and weights are the longer run's); a changed refinement is refused.
-TEST_F(Cli, RefinedMulticanonicalRunExtendsWithMoreMeasurements) {
-  const std::string refinement = "refine_iterations = 3\nrefine_sweeps = 40\n";
-  std::ofstream(path("long.toml")) << resumable_input(40, refinement);
-  std::ofstream(path("short.toml")) << resumable_input(16, refinement);
-  ASSERT_EQ(sim({path("long.toml"), "-o", "reference.h5", "-q"}).exit_code, 0);
-  ASSERT_EQ(sim({path("short.toml"), "-o", "out.h5", "-q"}).exit_code, 0);
-  const RunResult longer =
-      sim({path("short.toml"), "-o", "out.h5", "--resume", "-q", "--set", "run.measurements=40"});
-  ASSERT_EQ(longer.exit_code, 0) << longer;
-  expect_same_datasets(path("reference.h5"), path("out.h5"));
-  const RunResult other = sim({path("long.toml"), "-o", "out.h5", "--resume", "--set",
-                               "run.measurements=50", "--set", "multicanonical.refine_sweeps=41"});
-  EXPECT_EQ(other.exit_code, 2) << other;
-  EXPECT_NE(other.err.find("multicanonical.refine_sweeps"), std::string::npos) << other;
+  struct Case {
+    std::string name, refinement, changed_key, changed_value;
+  };
+  const Case cases[] = {{"plain", "", "model.beta", "1.1"},
+                        {"refined", "refine_iterations = 3\nrefine_sweeps = 40\n",
+                         "multicanonical.refine_sweeps", "41"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string reference = c.name + "_reference.h5", out = c.name + "_out.h5";
+    std::ofstream(path("long.toml")) << resumable_input(40, c.refinement);
+    std::ofstream(path("short.toml")) << resumable_input(16, c.refinement);
+    ASSERT_EQ(sim({path("long.toml"), "-o", reference, "-q"}).exit_code, 0);
+    ASSERT_EQ(sim({path("short.toml"), "-o", out, "-q"}).exit_code, 0);
+    const RunResult longer =
+        sim({path("short.toml"), "-o", out, "--resume", "-q", "--set", "run.measurements=40"});
+    ASSERT_EQ(longer.exit_code, 0) << longer;
+    expect_same_datasets(path(reference), path(out));
+    const RunResult other =
+        sim({path("long.toml"), "-o", out, "--resume", "--set", "run.measurements=50", "--set",
+             c.changed_key + "=" + c.changed_value});
+    EXPECT_EQ(other.exit_code, 2) << other;
+    EXPECT_NE(other.err.find(c.changed_key), std::string::npos) << other;
+  }
 }
 
 }  // namespace

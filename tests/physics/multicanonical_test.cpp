@@ -98,6 +98,23 @@ void expect_exact_log_g(const MulticanonicalRecord& r, const std::map<int64_t, d
   }
 }
 
+/// Exact ln g(E) of the Ising model on c.dims (energy -> value): at beta = 0, P(B) = g(B) / 2^V
+/// with E = -B.
+std::map<int64_t, double> exact_ising_log_g(const Config& c) {
+  std::map<int64_t, double> exact;
+  for (const auto& [b, p] : test::exact_ising(c.dims, 0.0, 0.0).bond_distribution)
+    exact[-b] = std::log(p) + static_cast<double>(c.volume()) * std::log(2.0);
+  return exact;
+}
+
+/// The same for the q-state Potts model.
+std::map<int64_t, double> exact_potts_log_g(const Config& c) {
+  std::map<int64_t, double> exact;
+  for (const auto& [b, p] : test::exact_potts(c.dims, c.q, 0.0, 0.0).bond_distribution)
+    exact[-b] = std::log(p) + static_cast<double>(c.volume()) * std::log(static_cast<double>(c.q));
+  return exact;
+}
+
 TEST(Multicanonical, IsingFourByFourLogGIsExact) {
   const Config c = muca_config("ising", 0, {4, 4});
   const MulticanonicalRecord r = run_cpu(c);
@@ -141,9 +158,7 @@ TEST(Multicanonical, IsingFourByFourLogGIsExactWithRefinedWeights) {
   EXPECT_EQ(r.refine_iterations, 3);
   EXPECT_EQ(r.refine_sweeps, 400);
   EXPECT_EQ(r.sweeps.front(), r.wang_landau_sweeps + 3 * 400 + c.thermalization + 1);
-  std::map<int64_t, double> exact;
-  for (const auto& [b, p] : test::exact_ising(c.dims, 0.0, 0.0).bond_distribution)
-    exact[-b] = std::log(p) + 16 * std::log(2.0);
+  const std::map<int64_t, double> exact = exact_ising_log_g(c);
   expect_exact_log_g(r, exact);
   // 64 walkers x 1200 sweeps over 15 levels: the refined differences are good to ~0.02 each.
   expect_weights_near_exact(r, exact, 0.2);
@@ -155,9 +170,7 @@ TEST(Multicanonical, PottsThreeStatesThreeByThreeLogGIsExactWithRefinedWeights) 
   c.muca_refine_sweeps = 500;
   const MulticanonicalRecord r = run_cpu(c);
   EXPECT_EQ(r.refine_iterations, 2);
-  std::map<int64_t, double> exact;
-  for (const auto& [b, p] : test::exact_potts(c.dims, 3, 0.0, 0.0).bond_distribution)
-    exact[-b] = std::log(p) + 9 * std::log(3.0);
+  const std::map<int64_t, double> exact = exact_potts_log_g(c);
   expect_exact_log_g(r, exact);
   expect_weights_near_exact(r, exact, 0.2);
 }

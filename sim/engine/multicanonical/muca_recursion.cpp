@@ -9,7 +9,9 @@ namespace lattica {
 MucaRecursion::MucaRecursion(std::vector<double> wang_landau_log_g,
                              const std::vector<uint8_t>& visited, MucaWindow window,
                              double prior_weight)
-    : wang_landau_log_g_(std::move(wang_landau_log_g)), window_(window), prior_weight_(prior_weight) {
+    : wang_landau_log_g_(std::move(wang_landau_log_g)),
+      window_(window),
+      prior_weight_(prior_weight) {
   const auto bins = static_cast<int64_t>(wang_landau_log_g_.size());
   if (window.first < 0 || window.last < window.first || window.last >= bins ||
       static_cast<int64_t>(visited.size()) != bins)
