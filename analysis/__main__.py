@@ -232,9 +232,11 @@ def info(path, out=sys.stdout):
     from analysis import multicanonical
     try:
         m = multicanonical.read(path)
+        iterations, sweeps = multicanonical.refinement(m)
+        refined = f"refinement {iterations} x {sweeps} sweeps, " if iterations else ""
         rows.append(("multicanonical", f"{m.attrs['walkers']} walkers, Wang-Landau "
                                        f"{m.attrs['stages']} stages to ln f = "
-                                       f"{m.attrs['lnf_reached']:.3g}, "
+                                       f"{m.attrs['lnf_reached']:.3g}, {refined}"
                                        f"{m.energy_series.shape[0]} measurements (see "
                                        f"'analysis multicanonical')"))
     except ValueError:
@@ -807,7 +809,9 @@ def cmd_multicanonical(args, parser):
                   else run.energy[finite].astype(np.int64).tolist())
         document = {"schema": "lattica-multicanonical/1", "file": args.file,
                     "model": run.model, "coupling": run.coupling,
-                    "coupling_value": run.beta, "binned": run.binned}
+                    "coupling_value": run.beta, "binned": run.binned,
+                    "refine_iterations": multicanonical.refinement(run)[0],
+                    "refine_sweeps": multicanonical.refinement(run)[1]}
         if run.model == "potts":
             document["q"] = run.q
         if run.model == "on":

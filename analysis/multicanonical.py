@@ -1,7 +1,8 @@
 """Multicanonical runs (sim's [multicanonical] section): ln g(E), reweighting, first-order
 transitions.
 
-A run's /multicanonical group holds the frozen log weights ln W(E) of its production, the
+A run's /multicanonical group holds the frozen log weights ln W(E) of its production (from
+Wang-Landau, or from the refinement after it: attributes refine_iterations, refine_sweeps), the
 production histogram H(E) (every walker after every sweep) and, every run.measure_every
 sweeps, every walker's energy E and integer order parameter. Then
 
@@ -384,6 +385,22 @@ def first_order(run, beta0, blocks=20):
     return central
 
 
+def refinement(run):
+    """The weight refinement that ran after Wang-Landau (multicanonical.refine_iterations):
+    (iterations, sweeps per walker and iteration), (0, 0) for none or files written before."""
+    a = run.attrs
+    return int(a.get("refine_iterations", 0)), int(a.get("refine_sweeps", 0))
+
+
+def refinement_lines(run):
+    """The report's line on the refinement, none without one."""
+    iterations, sweeps = refinement(run)
+    if iterations == 0:
+        return []
+    return [f"  refinement: {iterations} iterations of {sweeps} sweeps per walker (Berg's"
+            f" recursion from each walker's local ratios; the production's weights are its)"]
+
+
 def format_report(run, lng, lng_error, rows, transition):
     """Plain-text report of analyse()."""
     a = run.attrs
@@ -394,6 +411,7 @@ def format_report(run, lng, lng_error, rows, transition):
              f"  Wang-Landau: {a['stages']} stages, ln f = {a['lnf_reached']:.3g}"
              f" ({'converged' if a['converged'] else 'NOT converged'}),"
              f" {a['wang_landau_sweeps']} sweeps per walker",
+             *refinement_lines(run),
              f"  production: {run.energy_series.shape[0]} measurements every"
              f" {a['measure_every']} sweeps, histogram {int(run.histogram.sum())} entries",
              "  ln g(E) (" + ("relative: 0 at the lowest energy of the window"

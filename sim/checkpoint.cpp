@@ -23,7 +23,8 @@ namespace {
 constexpr char kMagic[8] = {'L', 'A', 'T', 'C', 'K', 'P', 'T', '1'};
 constexpr uint32_t kVersion = 1;       // the configuration inside
 constexpr uint32_t kPartsVersion = 2;  // a manifest: the parts first, then version 1's payload
-constexpr uint32_t kMulticanonicalVersion = 4;   // a MulticanonicalCheckpoint (3: integer series)
+constexpr uint32_t kMulticanonicalVersion = 5;   // a MulticanonicalCheckpoint (5: refinement)
+constexpr uint32_t kMulticanonicalVersion4 = 4;  // read too: no refinement (3: integer series)
 constexpr uint32_t kByteOrderMark = 0x01020304;  // refuses files from the other endianness
 
 /// FNV-1a over the payload: detects a truncated or damaged file.
@@ -342,7 +343,8 @@ std::pair<uint32_t, std::vector<unsigned char>> read_checkpoint_file(const std::
     if (header.get<char>() != m) header.fail("not a Lattica checkpoint");
   }
   const auto version = header.get<uint32_t>();
-  if (version != kVersion && version != kPartsVersion && version != kMulticanonicalVersion)
+  if (version != kVersion && version != kPartsVersion && version != kMulticanonicalVersion &&
+      version != kMulticanonicalVersion4)
     header.fail("written by another format version");
   if (header.get<uint32_t>() != kByteOrderMark)
     header.fail("written on a machine of other byte order");
@@ -363,7 +365,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
 Checkpoint read_checkpoint(const std::string& path) {
   const auto [version, payload] = read_checkpoint_file(path);
   Reader r(payload.data(), payload.size(), path);
-  if (version == kMulticanonicalVersion)
+  if (version == kMulticanonicalVersion || version == kMulticanonicalVersion4)
     r.fail("a multicanonical run's checkpoint ([multicanonical])");
   return deserialize(r, version == kPartsVersion);
 }
@@ -380,6 +382,9 @@ void write_multicanonical_checkpoint(const std::string& path, const Multicanonic
   w.put(c.log_g);
   w.put(c.stage_counts);
   w.put(c.visited);
+  w.put(c.refine_iterations);
+  w.put(c.refine_pair_weight);
+  w.put(c.refine_pair_sum);
   w.put(c.log_weight);
   w.put(c.histogram);
   w.put(c.sweeps);
@@ -392,7 +397,8 @@ void write_multicanonical_checkpoint(const std::string& path, const Multicanonic
 MulticanonicalCheckpoint read_multicanonical_checkpoint(const std::string& path) {
   const auto [version, payload] = read_checkpoint_file(path);
   Reader r(payload.data(), payload.size(), path);
-  if (version != kMulticanonicalVersion) r.fail("not a multicanonical run's checkpoint");
+  if (version != kMulticanonicalVersion && version != kMulticanonicalVersion4)
+    r.fail("not a multicanonical run's checkpoint");
   MulticanonicalCheckpoint c;
   c.chain_config = r.get_string();
   c.sweep = r.get<uint64_t>();
@@ -404,6 +410,11 @@ MulticanonicalCheckpoint read_multicanonical_checkpoint(const std::string& path)
   c.log_g = r.get_vector<double>();
   c.stage_counts = r.get_vector<uint64_t>();
   c.visited = r.get_vector<uint8_t>();
+  if (version != kMulticanonicalVersion4) {
+    c.refine_iterations = r.get<int64_t>();
+    c.refine_pair_weight = r.get_vector<double>();
+    c.refine_pair_sum = r.get_vector<double>();
+  }
   c.log_weight = r.get_vector<double>();
   c.histogram = r.get_vector<int64_t>();
   c.sweeps = r.get_vector<int64_t>();
@@ -411,11 +422,15 @@ MulticanonicalCheckpoint read_multicanonical_checkpoint(const std::string& path)
   c.order_series = r.get_vector<double>();
   c.spins = r.get_vector<uint8_t>();
   const size_t bins = c.log_g.size();
-  const bool fits = r.done() && c.phase >= 0 && c.phase <= 2 && c.phase_done >= 0 &&
-                    c.stage_counts.size() == bins && c.visited.size() == bins &&
-                    (c.phase == 0 || c.log_weight.size() == bins) &&
-                    (c.phase < 2 || (c.histogram.size() == bins &&
-                                     c.sweeps.size() == static_cast<size_t>(c.phase_done)));
+  const bool refined = !c.refine_pair_weight.empty();
+  const bool fits =
+      r.done() && c.phase >= 0 && c.phase <= 3 && c.phase_done >= 0 &&
+      c.stage_counts.size() == bins && c.visited.size() == bins && c.refine_iterations >= 0 &&
+      (refined || c.refine_iterations == 0) &&
+      (!refined || (c.refine_pair_weight.size() == bins && c.refine_pair_sum.size() == bins)) &&
+      (c.phase != 3 || refined) && (c.phase == 0 || c.log_weight.size() == bins) &&
+      (c.phase != 2 ||
+       (c.histogram.size() == bins && c.sweeps.size() == static_cast<size_t>(c.phase_done)));
   if (!fits) r.fail("holds what no multicanonical run writes");
   return c;
 }

@@ -49,11 +49,12 @@ struct Checkpoint {
 
 /// A multicanonical run's checkpoint (sim/run/multicanonical_run.cpp): where its phases are, the
 /// Wang-Landau state, the frozen weights and the production so far, and every walker's spins.
-/// Written at the end of a Wang-Landau iteration, of a thermalization chunk or of a measurement.
+/// Written at the end of a Wang-Landau or refinement iteration, of a thermalization chunk or of a
+/// measurement.
 struct MulticanonicalCheckpoint {
   std::string chain_config;  ///< the input keys that determine the chain (config.hpp)
   uint64_t sweep = 0;        ///< sweeps every walker has done
-  int32_t phase = 0;         ///< 0 Wang-Landau, 1 thermalization, 2 production
+  int32_t phase = 0;         ///< 0 Wang-Landau, 3 refinement, 1 thermalization, 2 production
   int64_t phase_done = 0;    ///< the phase's sweeps (Wang-Landau, thermalization) or measurements
   int64_t wang_landau_sweeps = 0;  ///< Wang-Landau's sweeps (all of them once past it)
   // Wang-Landau (WangLandauState)
@@ -62,7 +63,11 @@ struct MulticanonicalCheckpoint {
   std::vector<double> log_g;
   std::vector<uint64_t> stage_counts;
   std::vector<uint8_t> visited;
-  // past Wang-Landau: the frozen log weights; in production its sums so far
+  // the refinement (MucaRecursionState) after the iterations done; empty vectors without one
+  int64_t refine_iterations = 0;
+  std::vector<double> refine_pair_weight, refine_pair_sum;
+  // past Wang-Landau: the log weights (in refinement: of its next iteration); in production
+  // its sums so far
   std::vector<double> log_weight;
   std::vector<int64_t> histogram, sweeps;
   std::vector<double> energy_series, order_series;

@@ -100,6 +100,8 @@ struct Config {
   std::vector<double> muca_window;         ///< multicanonical.window: [e_low, e_high]; empty: all
   std::string muca_initial_weights = "flat";  ///< multicanonical.initial_weights
   int64_t muca_bins = 256;                    ///< multicanonical.bins (O(n), phi^4)
+  int64_t muca_refine_iterations = 0;  ///< multicanonical.refine_iterations (0: no refinement)
+  int64_t muca_refine_sweeps = 10000;  ///< multicanonical.refine_sweeps, per walker and iteration
   /// [annealing]: population annealing's schedule (empty: no annealing; with annealing_steps >
   /// 0 its two entries are the ends of a linear schedule of that many steps), sweeps per step,
   /// resampling, independent populations and whether every replica's data is written.

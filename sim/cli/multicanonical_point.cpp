@@ -91,9 +91,11 @@ bool run_multicanonical_point(const Config& config, Communicator& world, bool fo
   out.close();
   if (!policy.checkpoints()) std::filesystem::remove(checkpoint_file);
   if (!quiet) {
-    const double updates = static_cast<double>(record.walkers) * record.volume *
-                           static_cast<double>(record.wang_landau_sweeps + record.thermalization +
-                                               record.measure_every * record.sweeps.size());
+    const double updates =
+        static_cast<double>(record.walkers) * record.volume *
+        static_cast<double>(record.wang_landau_sweeps +
+                            record.refine_iterations * record.refine_sweeps +
+                            record.thermalization + record.measure_every * record.sweeps.size());
     std::fprintf(
         stderr,
         "sim: wrote %s: %lld Wang-Landau sweeps (%d stages, ln f = %.3g), %zu "

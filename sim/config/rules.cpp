@@ -405,17 +405,26 @@ void check_run_limits(const Config& c, const std::string& source_name,
     // Every walker's series of E and order parameter (16 bytes a measurement) stay in memory
     // until the end; the spins (in the CPU's walkers, or copied for a checkpoint) and a trace
     // of bins (at most 2^24 entries of 4 bytes) come on top.
+    // A refinement adds every walker's histogram over the window (4 bytes a bin) and the
+    // trace's copy on the host.
     const long double walkers = static_cast<long double>(c.muca_walkers);
+    const std::array<int64_t, 2> window = c.muca_window_bins();
+    const long double refinement =
+        c.muca_refine_iterations > 0
+            ? walkers * static_cast<long double>(window[1] - window[0] + 1) * 4 +
+                  static_cast<long double>(int64_t(1) << 26)
+            : 0.0L;
     const long double needed = walkers * c.measurements * 16 +
                                walkers * c.volume() * c.muca_spin_bytes() +
-                               static_cast<long double>(int64_t(1) << 26);
+                               static_cast<long double>(int64_t(1) << 26) + refinement;
     const long double available = physical_memory_bytes();
     if (available > 0 && needed > available) {
       std::ostringstream os;
       os.precision(3);
       os << source_name << ": multicanonical.walkers = " << c.muca_walkers
          << " with run.measurements = " << c.measurements << " and " << c.volume()
-         << " sites: the walkers' series and spins need "
+         << " sites: the walkers' series and spins"
+         << (refinement > 0 ? " (and the refinement's histograms of every walker)" : "") << " need "
          << static_cast<double>(needed / (1L << 30)) << " GiB of host memory but this machine has "
          << static_cast<double>(available / (1L << 30)) << " GiB (fewer walkers or measurements)";
       errors.push_back(os.str());

@@ -24,6 +24,8 @@ bool has_langevin_pass(const Config& c) { return uses_langevin(c.sequence); }
 bool has_ladder(const Config& c) { return c.rungs() > 0; }
 bool is_multicanonical(const Config& c) { return c.multicanonical; }
 bool has_annealing(const Config& c) { return c.annealing(); }
+bool is_refining(const Config& c) { return c.multicanonical && c.muca_refine_iterations > 0; }
+
 bool is_markov_chain(const Config& c) { return !c.multicanonical && !c.annealing(); }
 bool writes_means(const Config& c) { return c.observables_output == "means"; }
 bool has_wolff_pass(const Config& c) {
@@ -462,6 +464,25 @@ std::vector<KeySpec> make_specs() {
           .explained("energy bins over the window (O(n), phi^4)",
                      "O(n) and phi^4: equal energy bins over `multicanonical.window` (the weights "
                      "are constant within a bin); Ising and Potts have a bin per energy level"),
+      KeySpec("multicanonical", "refine_iterations", K::integer, &Config::muca_refine_iterations)
+          .defaults_to(0)
+          .range(0, 1 << 20)
+          .when(is_multicanonical, "a `[multicanonical]` section")
+          .chain_role(ChainRole::unless_default)  // runs without it resume as before
+          .explained("refinement iterations after Wang-Landau (0: none)",
+                     "N > 0: after Wang-Landau, N iterations of Berg's accumulated "
+                     "multicanonical recursion refine the weights from runs with frozen weights "
+                     "(each walker's ratios of neighbouring bins), for large first-order lattices "
+                     "with many walkers; 0: the production uses Wang-Landau's weights (see "
+                     "[Multicanonical sampling](#multicanonical-sampling))"),
+      KeySpec("multicanonical", "refine_sweeps", K::integer, &Config::muca_refine_sweeps)
+          .defaults_to(10000)
+          .range(1, int64_t(1) << 31)
+          .when(is_refining, "`multicanonical.refine_iterations` > 0")
+          .refused_with("only with multicanonical.refine_iterations > 0")
+          .explained("sweeps of every walker per refinement iteration",
+                     "refinement: sweeps of every walker with frozen weights in each iteration "
+                     "(at most 2^31)"),
       // [annealing]
       KeySpec("annealing", "beta", K::ladder, &Config::annealing_beta)
           .at_least(0.0)

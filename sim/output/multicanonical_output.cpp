@@ -27,7 +27,9 @@ void write_multicanonical(hid_t root, const MulticanonicalRecord& r) {
       {"thermalization", r.thermalization},
       {"measure_every", r.measure_every},
       {"window_first_bin", r.window_first_bin},
-      {"window_last_bin", r.window_last_bin}};
+      {"window_last_bin", r.window_last_bin},
+      {"refine_iterations", r.refine_iterations},
+      {"refine_sweeps", r.refine_sweeps}};
   for (const auto& [name, value] : integers) set_int64_attribute(g, name, value);
   const std::pair<const char*, double> numbers[] = {{"lnf_initial", r.lnf_initial},
                                                     {"lnf_final", r.lnf_final},
@@ -36,6 +38,7 @@ void write_multicanonical(hid_t root, const MulticanonicalRecord& r) {
                                                     {"coupling_value", r.coupling_value},
                                                     {"bin_low", r.bin_low},
                                                     {"bin_width", r.bin_width},
+                                                    {"refine_prior_weight", r.refine_prior_weight},
                                                     {"histogram_seconds", r.histogram_seconds},
                                                     {"seconds", r.seconds}};
   for (const auto& [name, value] : numbers) replace_double_attribute(g, name, value);
@@ -47,11 +50,19 @@ void write_multicanonical(hid_t root, const MulticanonicalRecord& r) {
       "ln g(E) from Wang-Landau, up to a constant; the initial estimate where never visited");
   write_vector(g, "visited", r.visited, "1 where Wang-Landau visited the bin");
   write_vector(g, "log_weight", r.log_weight,
-               "the frozen multicanonical ln W(E) of the production (acceptance min(1, W'/W)); NaN "
-               "outside the window");
+               "the frozen multicanonical ln W(E) of the production (acceptance min(1, W'/W)), "
+               "Wang-Landau's or, after refine_iterations > 0, the refinement's; NaN outside the "
+               "window");
+  if (!r.refine_pair_weight.empty()) {
+    write_vector(g, "refine_pair_weight", r.refine_pair_weight,
+                 "refinement: the summed weights H H' / (H + H') of every walker and iteration "
+                 "for the difference of ln g between the bin and the next bin Wang-Landau "
+                 "visited (0 for the last and unvisited bins; refine_prior_weight is added)");
+  }
   write_vector(g, "histogram", r.histogram,
                "production: (walker, sweep) pairs that ended a sweep in the bin");
-  write_vector(g, "sweep", r.sweeps, "sweeps done (Wang-Landau included) at each measurement");
+  write_vector(g, "sweep", r.sweeps,
+               "sweeps done (Wang-Landau and refinement included) at each measurement");
   const std::vector<hsize_t> shape = {static_cast<hsize_t>(r.sweeps.size()),
                                       static_cast<hsize_t>(r.walkers)};
   write_array(g, "energy_series", r.energy_series, shape, "[measurement, walker]: total energy E");

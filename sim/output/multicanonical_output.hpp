@@ -33,6 +33,11 @@ struct MulticanonicalRecord {
   std::string initial_weights;                        ///< "flat" or "canonical"
   std::vector<double> wang_landau_log_g;  ///< per bin, the initial estimate where never visited
   std::vector<int32_t> visited;           ///< per bin: visited during Wang-Landau (1) or not
+  // refinement (multicanonical.refine_iterations; sim/engine/multicanonical/muca_recursion.hpp)
+  int64_t refine_iterations = 0;   ///< iterations run (0: the production has Wang-Landau's weights)
+  int64_t refine_sweeps = 0;       ///< sweeps of every walker per iteration
+  double refine_prior_weight = 0;  ///< the weight of Wang-Landau's differences
+  std::vector<double> refine_pair_weight;  ///< per bin: the weight of the pair it starts; empty
   // production with frozen weights
   std::vector<double> energy;      ///< per bin: its total energy E (O(n), phi^4: the centre)
   std::vector<double> log_weight;  ///< per bin: the frozen ln W(E)

@@ -6,9 +6,11 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "sim/engine/multicanonical/muca_recursion.hpp"
 #include "sim/engine/multicanonical/wang_landau.hpp"
 
 namespace lattica {
@@ -30,8 +32,25 @@ std::vector<double> initial_log_g(const Config& c, double coupling,
   return lng;
 }
 
-/// Where a run is: its phase and how far into it.
-enum class MucaPhase : int32_t { wang_landau = 0, thermalization = 1, production = 2 };
+/// Where a run is: its phase and how far into it. In the order of a run: Wang-Landau,
+/// refinement, thermalization, production (refinement numbered last, after the others).
+enum class MucaPhase : int32_t {
+  wang_landau = 0,
+  thermalization = 1,
+  production = 2,
+  refinement = 3
+};
+
+/// Adds every walker's histogram of the sweeps in `trace` ([sweep * walkers + walker], bins)
+/// to counts[walker * span + bin - window.first] (bins outside the window are not counted).
+void count_walker_bins(const std::vector<int32_t>& trace, int64_t walkers, MucaWindow window,
+                       std::vector<uint32_t>& counts) {
+  const int64_t span = window.last - window.first + 1;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const int64_t w = static_cast<int64_t>(i % static_cast<size_t>(walkers));
+    if (window.contains(trace[i])) ++counts[w * span + trace[i] - window.first];
+  }
+}
 
 }  // namespace
 
@@ -107,6 +126,7 @@ MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers
   r.sweeps_per_iteration = c.muca_sweeps_per_iteration;
   r.thermalization = c.thermalization;
   r.measure_every = c.measure_every;
+  r.refine_sweeps = c.muca_refine_iterations > 0 ? c.muca_refine_sweeps : 0;
   r.histogram.assign(static_cast<size_t>(bins), 0);
 
   const WangLandauSettings settings{c.muca_lnf_initial, c.muca_lnf_final, c.muca_flatness};
@@ -114,6 +134,9 @@ MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers
   uint64_t sweep = 0;
   MucaPhase phase = MucaPhase::wang_landau;
   int64_t wang_landau_sweeps = 0, thermalized = 0;
+  // The refinement, made once Wang-Landau is over (from its estimate and visited bins).
+  std::optional<MucaRecursion> recursion;
+  MucaRecursionState resumed_recursion;
   if (resume) {
     if (resume->log_g.size() != static_cast<size_t>(bins))
       throw std::invalid_argument("multicanonical checkpoint: another number of energy bins");
@@ -124,6 +147,12 @@ MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers
     sweep = resume->sweep;
     phase = static_cast<MucaPhase>(resume->phase);
     wang_landau_sweeps = resume->wang_landau_sweeps;
+    if (!resume->refine_pair_weight.empty()) {
+      resumed_recursion = MucaRecursionState{resume->refine_iterations, resume->refine_pair_weight,
+                                             resume->refine_pair_sum};
+    }
+    if (c.muca_refine_iterations == 0 && !resume->refine_pair_weight.empty())
+      throw std::invalid_argument("multicanonical checkpoint: of a run with a refinement");
     if (phase == MucaPhase::thermalization) thermalized = resume->phase_done;
     if (phase != MucaPhase::wang_landau) r.log_weight = resume->log_weight;
     if (phase == MucaPhase::production) {
@@ -139,6 +168,7 @@ MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers
     k.sweep = sweep;
     k.phase = static_cast<int32_t>(phase);
     k.phase_done = phase == MucaPhase::wang_landau      ? wang_landau_sweeps
+                   : phase == MucaPhase::refinement     ? recursion->state().iterations
                    : phase == MucaPhase::thermalization ? thermalized
                                                         : static_cast<int64_t>(r.sweeps.size());
     k.wang_landau_sweeps = wang_landau_sweeps;
@@ -148,6 +178,11 @@ MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers
     k.log_g = std::move(s.log_g);
     k.stage_counts = std::move(s.stage_counts);
     k.visited = std::move(s.visited);
+    if (recursion) {
+      k.refine_iterations = recursion->state().iterations;
+      k.refine_pair_weight = recursion->state().pair_weight;
+      k.refine_pair_sum = recursion->state().pair_sum;
+    }
     k.log_weight = r.log_weight;
     if (phase == MucaPhase::production) {
       k.histogram = r.histogram;
@@ -185,7 +220,7 @@ MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers
                    wl.lnf(), c.muca_lnf_final, static_cast<long long>(c.muca_max_sweeps));
     }
     r.log_weight = muca_log_weights(wl.log_g(), window);
-    phase = MucaPhase::thermalization;
+    phase = c.muca_refine_iterations > 0 ? MucaPhase::refinement : MucaPhase::thermalization;
   }
   r.lnf_reached = wl.lnf();
   r.stages = wl.stages();
@@ -193,10 +228,61 @@ MulticanonicalRecord run_multicanonical(const Config& c, WalkerEnsemble& walkers
   r.wang_landau_sweeps = wang_landau_sweeps;
   r.wang_landau_log_g = wl.log_g();
   r.visited.assign(wl.visited().begin(), wl.visited().end());
-  walkers.set_weights(r.log_weight, window);
 
   // Sweeps in calls small enough for the trace buffer.
   const int64_t chunk = std::max<int64_t>(1, kTraceEntries / r.walkers);
+  if (c.muca_refine_iterations > 0) {
+    recursion.emplace(wl.log_g(), wl.visited(), window);
+    if (!resumed_recursion.pair_weight.empty()) recursion->restore(resumed_recursion);
+    r.refine_prior_weight = recursion->prior_weight();
+  }
+  if (phase == MucaPhase::refinement) {
+    const int64_t span = window.last - window.first + 1;
+    std::vector<uint32_t> counts;
+    while (recursion->state().iterations < c.muca_refine_iterations) {
+      walkers.set_weights(r.log_weight, window);
+      const uint64_t previous = sweep;
+      counts.assign(static_cast<size_t>(r.walkers * span), 0);
+      for (int64_t done = 0; done < c.muca_refine_sweeps;) {
+        const int64_t n = std::min(chunk, c.muca_refine_sweeps - done);
+        walkers.sweep(sweep, n);
+        count_walker_bins(walkers.trace(), r.walkers, window, counts);
+        sweep += static_cast<uint64_t>(n);
+        done += n;
+      }
+      for (int64_t w = 0; w < r.walkers; ++w)
+        recursion->add(counts.data() + w * span, r.log_weight);
+      recursion->end_iteration();
+      const std::vector<double> log_g = recursion->log_g();
+      if (!quiet && recursion->nodes().size() >= 2) {
+        // ln g across the window (its first and last visited bins): what the walkers'
+        // populations distort in Wang-Landau, and what the refinement corrects.
+        const std::vector<int64_t>& nodes = recursion->nodes();
+        const int64_t a = nodes.front(), b = nodes.back();
+        uint64_t walkers_visiting_both = 0;
+        for (int64_t w = 0; w < r.walkers; ++w)
+          walkers_visiting_both +=
+              counts[w * span + a - window.first] > 0 && counts[w * span + b - window.first] > 0;
+        std::fprintf(stderr,
+                     "sim: refinement iteration %lld of %lld: ln g(last) - ln g(first) = %.6g "
+                     "(Wang-Landau %.6g); %llu walkers visited both ends of the window\n",
+                     static_cast<long long>(recursion->state().iterations),
+                     static_cast<long long>(c.muca_refine_iterations), log_g[b] - log_g[a],
+                     wl.log_g()[b] - wl.log_g()[a],
+                     static_cast<unsigned long long>(walkers_visiting_both));
+      }
+      r.log_weight = muca_log_weights(log_g, window);
+      if (recursion->state().iterations == c.muca_refine_iterations)
+        phase = MucaPhase::thermalization;
+      if (may_stop(previous, false)) return r;
+    }
+    phase = MucaPhase::thermalization;
+  }
+  if (recursion) {
+    r.refine_iterations = recursion->state().iterations;
+    r.refine_pair_weight = recursion->state().pair_weight;
+  }
+  walkers.set_weights(r.log_weight, window);
   if (phase == MucaPhase::thermalization) {
     while (thermalized < c.thermalization) {
       const int64_t n = std::min(chunk, c.thermalization - thermalized);

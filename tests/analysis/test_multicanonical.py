@@ -28,6 +28,7 @@ import json
 import math
 import os
 import pathlib
+import shutil
 import sys
 import tempfile
 import unittest
@@ -428,6 +429,20 @@ class BinnedRunTest(ScratchCase):
             self.assertEqual(len(doc["log_g"]), 5)
             self.assertEqual([row["beta"] for row in doc["reweight"]], [value])
         self.assertEqual(json.loads(self.analyse(self.on, "--json")[0])["n"], 2)
+
+    def test_report_and_json_show_the_refinement(self):
+        out, _ = self.analyse(self.on)
+        self.assertNotIn("refinement", out)  # none ran (and files before it have no attribute)
+        self.assertEqual(json.loads(self.analyse(self.on, "--json")[0])["refine_iterations"], 0)
+        path = self.path("refined.h5")
+        shutil.copy(self.on, path)
+        with h5py.File(path, "a") as f:
+            f["multicanonical"].attrs["refine_iterations"] = np.int64(5)
+            f["multicanonical"].attrs["refine_sweeps"] = np.int64(2000)
+        out, _ = self.analyse(path)
+        self.assertIn("refinement: 5 iterations of 2000 sweeps per walker", out)
+        doc = json.loads(self.analyse(path, "--json")[0])
+        self.assertEqual((doc["refine_iterations"], doc["refine_sweeps"]), (5, 2000))
 
     def test_first_order_without_a_second_peak_fails_gracefully(self):
         out, err = self.analyse(self.phi4, "--first-order", "--json")

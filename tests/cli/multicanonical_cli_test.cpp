@@ -92,6 +92,22 @@ TEST_F(Cli, BadMulticanonicalInputExitsTwoAndWritesNothing) {
       {"initial weights",
        muca_input("kind = \"ising\"\nbeta = 0.4", "initial_weights = \"beta\""),
        {"multicanonical.initial_weights", "'beta'"}},
+      {"refinement iterations negative",
+       muca_input("kind = \"ising\"\nbeta = 0.4", "refine_iterations = -1"),
+       {"multicanonical.refine_iterations", "-1"}},
+      {"refinement iterations fractional",
+       muca_input("kind = \"ising\"\nbeta = 0.4", "refine_iterations = 2.5"),
+       {"multicanonical.refine_iterations", "2.5"}},
+      {"refinement sweeps zero",
+       muca_input("kind = \"ising\"\nbeta = 0.4", "refine_iterations = 2\nrefine_sweeps = 0"),
+       {"multicanonical.refine_sweeps", "0"}},
+      {"refinement sweeps beyond 2^31",
+       muca_input("kind = \"ising\"\nbeta = 0.4",
+                  "refine_iterations = 2\nrefine_sweeps = 4294967296"),
+       {"multicanonical.refine_sweeps", "4294967296"}},
+      {"refinement sweeps without iterations",
+       muca_input("kind = \"ising\"\nbeta = 0.4", "refine_sweeps = 100"),
+       {"multicanonical.refine_sweeps", "refine_iterations > 0"}},
   };
   expect_bad_inputs(cases);
 }
@@ -150,11 +166,40 @@ TEST_F(Cli, MulticanonicalRunWritesItsGroup) {
   EXPECT_EQ(sweeps.back() - sweeps.front(), 19 * 2);
 }
 
+TEST_F(Cli, RefinedMulticanonicalRunRecordsItsRefinement) {
+  std::ofstream(path("muca.toml"))
+      << muca_input("kind = \"potts\"\nq = 3\nbeta = 1.0",
+                    "walkers = 8\nlnf_final = 0.01\nrefine_iterations = 3\nrefine_sweeps = 50");
+  const RunResult r = sim({path("muca.toml"), "--backend", "cpu", "-o", "muca.h5"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_NE(r.err.find("refinement iteration 3 of 3"), std::string::npos) << r;
+  const H5Id file = open_file(path("muca.h5"));
+  const H5Id group = open_group(file.get(), "multicanonical");
+  EXPECT_EQ(int64_attribute(group.get(), "refine_iterations"), 3);
+  EXPECT_EQ(int64_attribute(group.get(), "refine_sweeps"), 50);
+  EXPECT_EQ(double_attribute(group.get(), "refine_prior_weight"), 1.0);
+  const std::vector<double> pairs = read_doubles(file.get(), "/multicanonical/refine_pair_weight");
+  ASSERT_EQ(pairs.size(), 33u);
+  double total = 0;
+  for (double w : pairs) total += w;
+  EXPECT_GT(total, 0);
+  // The production follows Wang-Landau and the refinement.
+  const int64_t wang_landau = int64_attribute(group.get(), "wang_landau_sweeps");
+  EXPECT_EQ(read_int64s(file.get(), "/multicanonical/sweep").front(), wang_landau + 150 + 10 + 2);
+  // Without the keys: no refinement recorded.
+  std::ofstream(path("plain.toml")) << muca_input();
+  ASSERT_EQ(sim({path("plain.toml"), "--backend", "cpu", "-o", "plain.h5", "-q"}).exit_code, 0);
+  const H5Id plain = open_file(path("plain.h5"));
+  EXPECT_EQ(int64_attribute(open_group(plain.get(), "multicanonical").get(), "refine_iterations"),
+            0);
+}
+
 /// A 6x6 Potts q = 3 run of 16 walkers, about a second on one core: Wang-Landau to ln f = 1e-3
 /// in iterations of 20 sweeps, a checkpoint every 200 sweeps, `measurements` measurements.
-std::string resumable_input(int measurements) {
+std::string resumable_input(int measurements, const std::string& refinement = "") {
   return "[lattice]\ndims = [6, 6]\n[model]\nkind = \"potts\"\nq = 3\nbeta = 1.0\n"
-         "[multicanonical]\nwalkers = 16\nlnf_final = 1e-3\nsweeps_per_iteration = 20\n"
+         "[multicanonical]\nwalkers = 16\nlnf_final = 1e-3\nsweeps_per_iteration = 20\n" +
+         refinement +
          "[run]\nthermalization = 10\nmeasure_every = 2\nseed = 3\ncheckpoint_every = 200\n"
          "backend = \"cpu\"\nmeasurements = " +
          std::to_string(measurements) + "\n";
@@ -183,20 +228,32 @@ TEST_F(Cli, MulticanonicalSignalThenResumeIsTheSameRun) {
 }
 
 // A finished run extended with more measurements is the longer run; a changed chain key is
-// refused (exit 2) naming the key.
+// refused (exit 2) naming the key. With a refinement too: its accumulators go through the
+// checkpoint file (the extended run's refine_pair_weight and weights are the longer run's).
 TEST_F(Cli, MulticanonicalRunExtendsWithMoreMeasurements) {
-  std::ofstream(path("long.toml")) << resumable_input(40);
-  std::ofstream(path("short.toml")) << resumable_input(16);
-  ASSERT_EQ(sim({path("long.toml"), "-o", "reference.h5", "-q"}).exit_code, 0);
-  ASSERT_EQ(sim({path("short.toml"), "-o", "out.h5", "-q"}).exit_code, 0);
-  const RunResult longer =
-      sim({path("short.toml"), "-o", "out.h5", "--resume", "-q", "--set", "run.measurements=40"});
-  ASSERT_EQ(longer.exit_code, 0) << longer;
-  expect_same_datasets(path("reference.h5"), path("out.h5"));
-  const RunResult other = sim({path("long.toml"), "-o", "out.h5", "--resume", "--set",
-                               "run.measurements=50", "--set", "model.beta=1.1"});
-  EXPECT_EQ(other.exit_code, 2) << other;
-  EXPECT_NE(other.err.find("model.beta"), std::string::npos) << other;
+  struct Case {
+    std::string name, refinement, changed_key, changed_value;
+  };
+  const Case cases[] = {{"plain", "", "model.beta", "1.1"},
+                        {"refined", "refine_iterations = 3\nrefine_sweeps = 40\n",
+                         "multicanonical.refine_sweeps", "41"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string reference = c.name + "_reference.h5", out = c.name + "_out.h5";
+    std::ofstream(path("long.toml")) << resumable_input(40, c.refinement);
+    std::ofstream(path("short.toml")) << resumable_input(16, c.refinement);
+    ASSERT_EQ(sim({path("long.toml"), "-o", reference, "-q"}).exit_code, 0);
+    ASSERT_EQ(sim({path("short.toml"), "-o", out, "-q"}).exit_code, 0);
+    const RunResult longer =
+        sim({path("short.toml"), "-o", out, "--resume", "-q", "--set", "run.measurements=40"});
+    ASSERT_EQ(longer.exit_code, 0) << longer;
+    expect_same_datasets(path(reference), path(out));
+    const RunResult other =
+        sim({path("long.toml"), "-o", out, "--resume", "--set", "run.measurements=50", "--set",
+             c.changed_key + "=" + c.changed_value});
+    EXPECT_EQ(other.exit_code, 2) << other;
+    EXPECT_NE(other.err.find(c.changed_key), std::string::npos) << other;
+  }
 }
 
 }  // namespace

@@ -69,17 +69,14 @@ TEST(GpuMulticanonical, IsingWalkersMatchTheCpuBitForBit) {
   expect_same_walkers(s);
 }
 
-/// The whole run of c on the CPU and the GPU: the same Wang-Landau phase and production.
+/// The whole run of c on the CPU and the GPU: the same Wang-Landau phase, refinement (its
+/// weights and accumulators) and production.
 void expect_same_run(const Config& c) {
   std::unique_ptr<WalkerEnsemble> cpu = make_cpu_walkers(walker_settings(c));
   std::unique_ptr<WalkerEnsemble> gpu = make_cuda_walkers(walker_settings(c));
   const MulticanonicalRecord a = run_multicanonical(c, *cpu, true);
   const MulticanonicalRecord b = run_multicanonical(c, *gpu, true);
-  EXPECT_EQ(a.wang_landau_sweeps, b.wang_landau_sweeps);
-  EXPECT_EQ(a.wang_landau_log_g, b.wang_landau_log_g);
-  EXPECT_EQ(a.histogram, b.histogram);
-  EXPECT_EQ(a.energy_series, b.energy_series);
-  EXPECT_EQ(a.order_series, b.order_series);
+  test::expect_same_record(a, b);
 }
 
 /// Continuous walkers of `s` with rippled weights over its bins (NaN outside the window) on
@@ -192,6 +189,28 @@ TEST(GpuMulticanonical, WholeRunMatchesTheCpu) {
   c.muca_initial_weights = "canonical";
   c.beta = 1.4;
   expect_same_run(c);
+}
+
+TEST(GpuMulticanonical, WholeRefinedRunMatchesTheCpu) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  Config c = potts10_config(14, 2048);
+  c.muca_window = {-1.9, -0.8};
+  c.muca_initial_weights = "canonical";
+  c.beta = 1.4;
+  c.muca_refine_iterations = 3;
+  c.muca_refine_sweeps = 40;
+  expect_same_run(c);
+  // Stopped on the CPU after the refinement's first iteration, continued on the GPU.
+  std::unique_ptr<WalkerEnsemble> cpu = make_cpu_walkers(walker_settings(c));
+  const MulticanonicalRecord straight = run_multicanonical(c, *cpu, true);
+  std::unique_ptr<WalkerEnsemble> first = make_cpu_walkers(walker_settings(c));
+  const MulticanonicalCheckpoint at =
+      test::stop_at(c, *first, static_cast<uint64_t>(straight.wang_landau_sweeps) + 1);
+  EXPECT_EQ(at.phase, 3);
+  std::unique_ptr<WalkerEnsemble> gpu = make_cuda_walkers(walker_settings(c));
+  bool stopped = true;
+  test::expect_same_record(straight, run_multicanonical(c, *gpu, true, &at, {}, &stopped));
+  EXPECT_FALSE(stopped);
 }
 
 // A CPU run's checkpoint, taken in Wang-Landau and in production, continued on the GPU's

@@ -1,7 +1,8 @@
 // Multicanonical walkers (issue 21): ln g(E) against exact enumeration of Ising 4x4 and Potts
-// q = 3 3x3 (errors by jackknife over blocks of independent walkers), the Wang-Landau schedule,
-// and chains that do not depend on the thread count; the continuous models' binned walkers
-// reweighted to several couplings against the exact energies of rings (O(2), O(3): Bessel
+// q = 3 3x3 (errors by jackknife over blocks of independent walkers), with Wang-Landau's weights
+// and with the refinement's, the Wang-Landau schedule, the refinement's estimator on exact
+// histograms, and chains that do not depend on the thread count; the continuous models' binned
+// walkers reweighted to several couplings against the exact energies of rings (O(2), O(3): Bessel
 // sums; phi^4: the transfer matrix by quadrature).
 
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "kernels/models/ising.hpp"
+#include "sim/engine/multicanonical/muca_recursion.hpp"
 #include "sim/engine/multicanonical/wang_landau.hpp"
 #include "sim/run/multicanonical_run.hpp"
 #include "tests/support/exact_ising.hpp"
@@ -96,6 +98,23 @@ void expect_exact_log_g(const MulticanonicalRecord& r, const std::map<int64_t, d
   }
 }
 
+/// Exact ln g(E) of the Ising model on c.dims (energy -> value): at beta = 0, P(B) = g(B) / 2^V
+/// with E = -B.
+std::map<int64_t, double> exact_ising_log_g(const Config& c) {
+  std::map<int64_t, double> exact;
+  for (const auto& [b, p] : test::exact_ising(c.dims, 0.0, 0.0).bond_distribution)
+    exact[-b] = std::log(p) + static_cast<double>(c.volume()) * std::log(2.0);
+  return exact;
+}
+
+/// The same for the q-state Potts model.
+std::map<int64_t, double> exact_potts_log_g(const Config& c) {
+  std::map<int64_t, double> exact;
+  for (const auto& [b, p] : test::exact_potts(c.dims, c.q, 0.0, 0.0).bond_distribution)
+    exact[-b] = std::log(p) + static_cast<double>(c.volume()) * std::log(static_cast<double>(c.q));
+  return exact;
+}
+
 TEST(Multicanonical, IsingFourByFourLogGIsExact) {
   const Config c = muca_config("ising", 0, {4, 4});
   const MulticanonicalRecord r = run_cpu(c);
@@ -113,6 +132,47 @@ TEST(Multicanonical, PottsThreeStatesThreeByThreeLogGIsExact) {
   for (const auto& [b, p] : test::exact_potts(c.dims, 3, 0.0, 0.0).bond_distribution)
     exact[-b] = std::log(p) + 9 * std::log(3.0);
   expect_exact_log_g(r, exact);
+}
+
+/// Checks the refined weights themselves: -ln W(E) is ln g(E) up to a constant, within
+/// `tolerance` of `exact` at every level (both relative to the lowest energy).
+void expect_weights_near_exact(const MulticanonicalRecord& r,
+                               const std::map<int64_t, double>& exact, double tolerance) {
+  std::map<int64_t, double> from_weights;
+  for (size_t k = 0; k < r.energy.size(); ++k) {
+    const auto e = static_cast<int64_t>(r.energy[k]);
+    if (exact.count(e)) from_weights[e] = -r.log_weight[k];
+  }
+  ASSERT_EQ(from_weights.size(), exact.size());
+  const double base = from_weights.begin()->second, exact_base = exact.begin()->second;
+  for (const auto& [e, value] : exact) {
+    EXPECT_NEAR(from_weights.at(e) - base, value - exact_base, tolerance) << "E = " << e;
+  }
+}
+
+TEST(Multicanonical, IsingFourByFourLogGIsExactWithRefinedWeights) {
+  Config c = muca_config("ising", 0, {4, 4});
+  c.muca_refine_iterations = 3;
+  c.muca_refine_sweeps = 400;
+  const MulticanonicalRecord r = run_cpu(c);
+  EXPECT_EQ(r.refine_iterations, 3);
+  EXPECT_EQ(r.refine_sweeps, 400);
+  EXPECT_EQ(r.sweeps.front(), r.wang_landau_sweeps + 3 * 400 + c.thermalization + 1);
+  const std::map<int64_t, double> exact = exact_ising_log_g(c);
+  expect_exact_log_g(r, exact);
+  // 64 walkers x 1200 sweeps over 15 levels: the refined differences are good to ~0.02 each.
+  expect_weights_near_exact(r, exact, 0.2);
+}
+
+TEST(Multicanonical, PottsThreeStatesThreeByThreeLogGIsExactWithRefinedWeights) {
+  Config c = muca_config("potts", 3, {3, 3});
+  c.muca_refine_iterations = 2;
+  c.muca_refine_sweeps = 500;
+  const MulticanonicalRecord r = run_cpu(c);
+  EXPECT_EQ(r.refine_iterations, 2);
+  const std::map<int64_t, double> exact = exact_potts_log_g(c);
+  expect_exact_log_g(r, exact);
+  expect_weights_near_exact(r, exact, 0.2);
 }
 
 /// Exact ln g of the levels whose energy per site lies in [lo, hi].
@@ -213,6 +273,111 @@ TEST(WangLandau, IgnoresVisitsOutsideTheWindowAndStartsFromTheInitialEstimate) {
   EXPECT_EQ(wl.log_g(), (std::vector<double>{5.0, 5.0, 4.0, 2.0}));
   EXPECT_EQ(wl.visited(), (std::vector<uint8_t>{0, 1, 1, 0}));
   EXPECT_THROW(WangLandau(std::vector<double>(4, 0.0), {2, 4}, {}), std::invalid_argument);
+}
+
+// The refinement's estimator on exact expected histograms of the 4x4 Ising model: walkers
+// confined to two overlapping halves of the bins (k <= 20 and k >= 12 satisfied bonds) in
+// unequal numbers (3 and 1), each sampling H(k) ~ g(k) W(k) on its half. The sum of their
+// histograms carries the populations: ln H - ln W, and the recursion fed that sum as one
+// histogram, are off across the overlap by the populations' ratio. The recursion fed each
+// walker's histogram recovers every exact difference of ln g.
+TEST(MucaRecursion, RecoversExactDifferencesFromWalkersOfUnequalPopulations) {
+  const int64_t bins = 33;  // k = 0 .. 2V satisfied bonds, E = 2V - 2k
+  std::vector<double> exact(bins, 0.0);
+  std::vector<uint8_t> possible(bins, 0);
+  for (const auto& [b, p] : test::exact_ising({4, 4}, 0.0, 0.0).bond_distribution) {
+    const int64_t k = (32 + b) / 2;  // bond sum b = -E
+    exact[k] = std::log(p) + 16 * std::log(2.0);
+    possible[k] = 1;
+  }
+  // Wang-Landau's estimate: exact, a ripple, and the upper half raised by the populations.
+  std::vector<double> wang_landau(bins);
+  for (int64_t k = 0; k < bins; ++k)
+    wang_landau[k] = exact[k] + 0.3 * std::sin(1.7 * k) + (k >= 16 ? 1.5 : 0.0);
+  const MucaWindow window{0, 32};
+  const std::vector<double> log_weight = muca_log_weights(wang_landau, window);
+  auto partition = [&](int64_t lo, int64_t hi) {  // sum of g W over bins lo .. hi
+    double z = 0;
+    for (int64_t k = lo; k <= hi; ++k) z += possible[k] ? std::exp(exact[k] + log_weight[k]) : 0;
+    return z;
+  };
+  // One walker confined to bins lo .. hi: 2^31 visits spread as g W there.
+  auto confined = [&](int64_t lo, int64_t hi) {
+    const double z = partition(lo, hi);
+    std::vector<uint32_t> h(bins, 0);
+    for (int64_t k = lo; k <= hi; ++k) {
+      if (possible[k])
+        h[k] = static_cast<uint32_t>(
+            std::llround(2147483648.0 * std::exp(exact[k] + log_weight[k]) / z));
+    }
+    return h;
+  };
+  const std::vector<uint32_t> low = confined(0, 20), high = confined(12, 32);
+  std::vector<uint32_t> sum(bins);
+  for (int64_t k = 0; k < bins; ++k) sum[k] = 3 * (low[k] / 4) + high[k] / 4;  // 3:1, no overflow
+  // Differences between two levels far apart on either side of the overlap: 4 and 28.
+  const int64_t a = 4, b = 28;
+  const double exact_difference = exact[b] - exact[a];
+  const double raw = std::log(sum[b]) - log_weight[b] - (std::log(sum[a]) - log_weight[a]);
+  // Off by the populations' ratio: 1 walker per Z(12 .. 32) against 3 per Z(0 .. 20).
+  const double populations = std::log((1.0 / partition(12, 32)) / (3.0 / partition(0, 20)));
+  EXPECT_GT(std::fabs(populations), 0.3);
+  EXPECT_NEAR(raw - exact_difference, populations, 1e-6);
+
+  MucaRecursion walkers(wang_landau, possible, window);
+  for (int w = 0; w < 3; ++w) walkers.add(low.data(), log_weight);
+  walkers.add(high.data(), log_weight);
+  walkers.end_iteration();
+  EXPECT_EQ(walkers.state().iterations, 1);
+  const std::vector<double> refined = walkers.log_g();
+  for (int64_t k = 0; k < bins; ++k) {
+    if (!possible[k]) continue;
+    EXPECT_NEAR(refined[k] - refined[0], exact[k] - exact[0], 1e-6) << "k " << k;
+  }
+  // The same histograms added as one: the pairs where a population ends carry its weight.
+  MucaRecursion summed(wang_landau, possible, window);
+  summed.add(sum.data(), log_weight);
+  const std::vector<double> one = summed.log_g();
+  EXPECT_NEAR(one[b] - one[a], raw, 1e-6);
+
+  // Pairs that no walker visited keep Wang-Landau's difference; the prior weighs in as
+  // (1 x its difference + w x the walkers') / (1 + w).
+  MucaRecursion lower_only(wang_landau, possible, window);
+  lower_only.add(low.data(), log_weight);
+  const std::vector<double> partial = lower_only.log_g();
+  EXPECT_NEAR(partial[28] - partial[24], wang_landau[28] - wang_landau[24], 1e-12);
+  EXPECT_NEAR(partial[10] - partial[4], exact[10] - exact[4], 1e-6);
+  // Pair 18, 20 (Ising's odd k are impossible).
+  const double h18 = low[18], h20 = low[20];
+  const double w = h18 * h20 / (h18 + h20);
+  const double d = std::log(h20) - std::log(h18) - (log_weight[20] - log_weight[18]);
+  EXPECT_NEAR(partial[20] - partial[18],
+              (1.0 * (wang_landau[20] - wang_landau[18]) + w * d) / (1.0 + w), 1e-12);
+  EXPECT_EQ(possible[19], 0);
+}
+
+TEST(MucaRecursion, UnvisitedBinsFollowTheirVisitedNeighbourAndStateRestores) {
+  // Bins 0 .. 5, window 1 .. 4, Wang-Landau visited 1, 2 and 4 (3 never: impossible).
+  const std::vector<double> prior = {9.0, 0.0, 1.0, 7.0, 2.0, 9.0};
+  const std::vector<uint8_t> visited = {1, 1, 1, 0, 1, 1};
+  MucaRecursion r(prior, visited, {1, 4});
+  EXPECT_EQ(r.nodes(), (std::vector<int64_t>{1, 2, 4}));
+  const std::vector<double> flat(6, 0.0);
+  const uint32_t counts[4] = {100, 100, 0, 400};  // bins 1 .. 4: d(1->2) = 0, d(2->4) = ln 4
+  r.add(counts, flat);
+  r.end_iteration();
+  const std::vector<double> g = r.log_g();
+  EXPECT_EQ(g[0], 9.0);  // outside the window: Wang-Landau's
+  EXPECT_EQ(g[5], 9.0);
+  EXPECT_EQ(g[1], 0.0);  // the first visited bin keeps its value
+  EXPECT_NEAR(g[2], (1.0 * 1.0 + 50.0 * 0.0) / 51.0, 1e-14);
+  EXPECT_NEAR(g[3], 7.0 + (g[2] - 1.0), 1e-14);  // shifted as bin 2
+  EXPECT_NEAR(g[4], g[2] + (1.0 * 1.0 + 80.0 * std::log(4.0)) / 81.0, 1e-14);
+  MucaRecursion again(prior, visited, {1, 4});
+  again.restore(r.state());
+  EXPECT_EQ(again.log_g(), g);
+  EXPECT_EQ(again.state().iterations, 1);
+  EXPECT_THROW(again.restore(MucaRecursionState{0, {1.0}, {1.0}}), std::invalid_argument);
 }
 
 /// The exact transition matrix of one walker sweep on a 2 x 2 lattice (q^4 configurations,
@@ -346,8 +511,8 @@ TEST(WangLandau, ThresholdsKeepWalkersInTheWindowAndBringOthersIn) {
 }
 
 // A run of c (thermalization 40, 30 measurements every 3 sweeps) stopped in Wang-Landau, in
-// thermalization and in production, and continued on fresh walkers from its checkpoint, is the
-// uninterrupted run bit for bit.
+// the refinement (with c.muca_refine_iterations > 1), in thermalization and in production, and
+// continued on fresh walkers from its checkpoint, is the uninterrupted run bit for bit.
 void expect_resumes_in_every_phase(Config c) {
   c.thermalization = 40;
   c.measurements = 30;
@@ -355,10 +520,17 @@ void expect_resumes_in_every_phase(Config c) {
   c.chain_toml = "chain";
   const MulticanonicalRecord straight = run_cpu(c);
   const uint64_t wang_landau = static_cast<uint64_t>(straight.wang_landau_sweeps);
-  for (uint64_t sweep : {wang_landau / 2, wang_landau + 1, wang_landau + 40 + 30}) {
+  const auto refinement = static_cast<uint64_t>(c.muca_refine_iterations * c.muca_refine_sweeps);
+  std::vector<uint64_t> stops = {wang_landau / 2, wang_landau + refinement + 1,
+                                 wang_landau + refinement + 40 + 30};
+  if (refinement > 0) stops.push_back(wang_landau + 1);  // after the first iteration
+  for (uint64_t sweep : stops) {
     std::unique_ptr<WalkerEnsemble> first = make_cpu_walkers(walker_settings(c));
     const MulticanonicalCheckpoint at = test::stop_at(c, *first, sweep);
-    const int32_t phase = sweep < wang_landau ? 0 : sweep <= wang_landau + 40 ? 1 : 2;
+    const int32_t phase = sweep < wang_landau                      ? 0
+                          : sweep <= wang_landau + refinement      ? 3
+                          : sweep <= wang_landau + refinement + 40 ? 1
+                                                                   : 2;
     EXPECT_EQ(at.phase, phase) << "stopped at sweep " << at.sweep;
     std::unique_ptr<WalkerEnsemble> second = make_cpu_walkers(walker_settings(c));
     bool stopped = true;
@@ -371,6 +543,14 @@ void expect_resumes_in_every_phase(Config c) {
 TEST(Multicanonical, RunContinuedFromACheckpointInEveryPhaseIsTheSameRun) {
   Config c = muca_config("potts", 3, {4, 4}, 2);
   c.muca_lnf_final = 0.05;
+  expect_resumes_in_every_phase(c);
+}
+
+TEST(Multicanonical, RefinedRunContinuedFromACheckpointInEveryPhaseIsTheSameRun) {
+  Config c = muca_config("potts", 3, {4, 4}, 2);
+  c.muca_lnf_final = 0.05;
+  c.muca_refine_iterations = 3;
+  c.muca_refine_sweeps = 20;
   expect_resumes_in_every_phase(c);
 }
 
@@ -636,6 +816,9 @@ TEST(MulticanonicalContinuous, RunContinuedFromACheckpointInEveryPhaseIsTheSameR
   c.kappa = 0.3;
   c.muca_walkers = 16;
   c.muca_lnf_final = 0.05;
+  expect_resumes_in_every_phase(c);
+  c.muca_refine_iterations = 2;  // and with a refinement of the binned weights
+  c.muca_refine_sweeps = 25;
   expect_resumes_in_every_phase(c);
 }
 

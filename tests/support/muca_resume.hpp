@@ -42,6 +42,8 @@ inline void expect_same_record(const MulticanonicalRecord& a, const Multicanonic
   EXPECT_EQ(a.lnf_reached, b.lnf_reached);
   EXPECT_EQ(a.wang_landau_log_g, b.wang_landau_log_g);
   EXPECT_EQ(a.visited, b.visited);
+  EXPECT_EQ(a.refine_iterations, b.refine_iterations);
+  EXPECT_EQ(a.refine_pair_weight, b.refine_pair_weight);
   EXPECT_TRUE(same_bits(a.log_weight, b.log_weight));  // NaN outside the window
   EXPECT_EQ(a.histogram, b.histogram);
   EXPECT_EQ(a.sweeps, b.sweeps);

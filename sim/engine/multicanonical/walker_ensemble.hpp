@@ -45,6 +45,10 @@ class WalkerEnsemble {
   /// (walker, sweep) pairs ended a sweep in it. The sum is over integers: exact in any order.
   virtual std::vector<uint64_t> sweep(uint64_t first, int64_t sweeps) = 0;
 
+  /// The bins of the last sweep() call: entry [s * walkers + w] is walker w's bin after its
+  /// sweep first + s (what that call's histogram counted). Empty before the first call.
+  virtual std::vector<int32_t> trace() const = 0;
+
   /// Every walker's bin now.
   virtual std::vector<int32_t> bins() const = 0;
   /// Every walker's total energy now.

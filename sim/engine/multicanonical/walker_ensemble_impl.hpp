@@ -135,11 +135,18 @@ class ExecWalkerBase : public WalkerEnsemble {
   std::string device_name() const override { return exec_.device_name(); }
   double histogram_seconds() const override { return histogram_seconds_; }
 
+  std::vector<int32_t> trace() const override {
+    std::vector<int32_t> out(static_cast<size_t>(traced_ * walkers_));
+    if (!out.empty()) exec_.copy_to_host(trace_, out.data(), traced_ * walkers_);
+    return out;
+  }
+
  protected:
   /// The trace for `sweeps` sweeps of every walker (grown when needed).
-  int32_t* trace(int64_t sweeps) {
+  int32_t* trace_buffer(int64_t sweeps) {
     if (trace_.size() < sweeps * walkers_)
       trace_ = exec_.template allocate<int32_t>(sweeps * walkers_);
+    traced_ = sweeps;
     return trace_.data();
   }
 
@@ -186,6 +193,7 @@ class ExecWalkerBase : public WalkerEnsemble {
 
  private:
   typename Exec::template Buffer<int32_t> trace_;
+  int64_t traced_ = 0;  ///< sweeps in the trace (the last sweep() call's)
   typename Exec::template Buffer<unsigned long long> counts_;
   double histogram_seconds_ = 0.0;
 };
@@ -222,8 +230,9 @@ class ExecWalkers final : public ExecWalkerBase<Exec> {
   }
 
   std::vector<uint64_t> sweep(uint64_t first, int64_t sweeps) override {
-    exec_.for_each(m_.walkers * Exec::kWarpLanes,
-                   MucaSweepFunctor{m_, first, sweeps, this->trace(sweeps), Exec::kWarpLanes});
+    exec_.for_each(
+        m_.walkers * Exec::kWarpLanes,
+        MucaSweepFunctor{m_, first, sweeps, this->trace_buffer(sweeps), Exec::kWarpLanes});
     return this->count_trace(sweeps);
   }
 
@@ -299,8 +308,8 @@ class ExecContinuousWalkers final : public ExecWalkerBase<Exec> {
   }
 
   std::vector<uint64_t> sweep(uint64_t first, int64_t sweeps) override {
-    exec_.for_each(m_.walkers,
-                   MucaContinuousSweepFunctor<Physics>{m_, first, sweeps, this->trace(sweeps)});
+    exec_.for_each(m_.walkers, MucaContinuousSweepFunctor<Physics>{m_, first, sweeps,
+                                                                   this->trace_buffer(sweeps)});
     return this->count_trace(sweeps);
   }
 
