@@ -16,3 +16,11 @@
 #else
 #define LATTICA_UNROLL
 #endif
+
+/// Whether this is the device pass of a CUDA compilation, for `if constexpr` choices of code that
+/// only the GPU should run (the host pass and plain C++ see false).
+#if defined(__CUDA_ARCH__)
+constexpr bool kDeviceCode = true;
+#else
+constexpr bool kDeviceCode = false;
+#endif

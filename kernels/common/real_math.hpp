@@ -24,6 +24,9 @@ LATTICA_HD_INLINE float cos(float x) { return ::cosf(x); }
 LATTICA_HD_INLINE double cos(double x) { return ::cos(x); }
 LATTICA_HD_INLINE float sin(float x) { return ::sinf(x); }
 LATTICA_HD_INLINE double sin(double x) { return ::sin(x); }
+/// sin(x) and cos(x) from one argument reduction (the same values as sin() and cos()).
+LATTICA_HD_INLINE void sincos(float x, float* s, float* c) { ::sincosf(x, s, c); }
+LATTICA_HD_INLINE void sincos(double x, double* s, double* c) { ::sincos(x, s, c); }
 LATTICA_HD_INLINE float acos(float x) { return ::acosf(x); }
 LATTICA_HD_INLINE double acos(double x) { return ::acos(x); }
 LATTICA_HD_INLINE float pow(float x, float y) { return ::powf(x, y); }

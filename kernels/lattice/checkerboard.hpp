@@ -150,28 +150,51 @@ struct Checkerboard {
     return kBoxed ? global_site(x, 2 * h + p) : 2 * j + p;
   }
 
+  /// Where the neighbours of a run of kRun colour-local sites j .. j + kRun - 1 of one row lie
+  /// (the site at pair h + r of the last axis has the neighbours of the first site, shifted by
+  /// r), so a thread that updates the run locates it once. Precondition: j % kRun == 0 and
+  /// half_last % kRun == 0 (the run stays in its row).
+  struct RunNeighbours {
+    /// Colour-local indices in the other colour: [2a], [2a + 1] the first site's neighbours along
+    /// +axis a and -axis a (a < D-1); [2D-2] the pair h of the run's own row; [2D-1] the pair
+    /// beside the run (wrapped): h - 1 for parity 0, h + kRun for parity 1.
+    int64_t other[2 * D];
+    int parity;    ///< the last coordinate of site j + r is 2 (h + r) + parity
+    int64_t site;  ///< the first site's site_index<kBoxed>(); site j + r's is site + 2r
+  };
+  template <int kRun, bool kBoxed = false>
+  LATTICA_HD_INLINE RunNeighbours locate_run(int64_t j, int colour) const {
+    RunNeighbours n;
+    int64_t x[D];
+    int64_t h;
+    n.parity = decompose(j, colour, x, h);
+    for (int a = 0; a < D - 1; ++a) {
+      const int64_t wrap = (extent[a] - 1) * stride[a];
+      n.other[2 * a] = x[a] + 1 == extent[a] ? j - wrap : j + stride[a];
+      n.other[2 * a + 1] = x[a] == 0 ? j + wrap : j - stride[a];
+    }
+    // Along the last axis site j + r is at 2 (h + r) + parity; its neighbours are the
+    // other-colour sites of pair h + r and of the pair beside it on the parity's side.
+    const int64_t row = j - h;
+    n.other[2 * D - 2] = j;
+    n.other[2 * D - 1] = n.parity ? row + (h + kRun == half_last ? 0 : h + kRun)
+                                  : row + (h == 0 ? half_last - 1 : h - 1);
+    n.site = kBoxed ? interior_site(x, 2 * j + n.parity) : 2 * j + n.parity;
+    return n;
+  }
+
   /// Calls visit(k) for each of the 2D neighbours of colour-local site j, in the order
   /// +axis 0, -axis 0, +axis 1, -axis 1, ..., so models can tell bonds' axes and orientations.
   /// Every neighbour has the other colour and k is its colour-local index. Returns the site's
   /// site_index<kBoxed>() (kBoxed: j must be an interior site of the box).
   template <bool kBoxed = false, class Visit>
   LATTICA_HD_INLINE int64_t visit_neighbours(int64_t j, int colour, Visit&& visit) const {
-    int64_t x[D];
-    int64_t h;
-    const int p = decompose(j, colour, x, h);
-    for (int a = 0; a < D - 1; ++a) {
-      const int64_t wrap = (extent[a] - 1) * stride[a];
-      visit(x[a] + 1 == extent[a] ? j - wrap : j + stride[a]);
-      visit(x[a] == 0 ? j + wrap : j - stride[a]);
-    }
-    // Along the last axis the site is at 2h + p; the other-colour sites of pair h and of the
-    // neighbouring pair (wrapped) are its two neighbours.
-    const int64_t row = j - h;
-    const int64_t next_pair = row + (h + 1 == half_last ? 0 : h + 1);
-    const int64_t previous_pair = row + (h == 0 ? half_last - 1 : h - 1);
-    visit(p ? next_pair : row + h);      // + last axis
-    visit(p ? row + h : previous_pair);  // - last axis
-    return kBoxed ? interior_site(x, 2 * j + p) : 2 * j + p;
+    const RunNeighbours n = locate_run<1, kBoxed>(j, colour);
+    for (int k = 0; k < 2 * D - 2; ++k) visit(n.other[k]);
+    const int64_t pair = n.other[2 * D - 2], beside = n.other[2 * D - 1];
+    visit(n.parity ? beside : pair);  // + last axis
+    visit(n.parity ? pair : beside);  // - last axis
+    return n.site;
   }
 
   /// Position of colour-local site j in its random-number group (kLanesPerGroup sites of one

@@ -36,6 +36,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/common/host_device.hpp"
@@ -127,63 +128,147 @@ LATTICA_HD_INLINE typename RandomOf<Model>::type update_random(const Checkerboar
   }
 }
 
+/// Vector words for whole runs of values (load_run, store_run): one 16- or 8-byte load or store
+/// on the GPU.
+struct alignas(16) RunWord16 {
+  uint32_t w[4];
+};
+struct alignas(8) RunWord8 {
+  uint32_t w[2];
+};
+/// The word that moves a run of kRun values of T on the GPU (void: value by value; always on the
+/// host, where reading values as words would break aliasing rules).
+template <int kRun, class T, size_t kBytes = sizeof(T) * kRun>
+using RunWord = std::conditional_t<kBytes % 16 == 0, RunWord16,
+                                   std::conditional_t<kBytes % 8 == 0, RunWord8, void>>;
+
+/// values[0 .. kRun) = p[0 .. kRun): on the GPU in RunWords, so a float run of 4 is one load and a
+/// warp's runs whole cache lines. Precondition: p is aligned to the word (a run starting at a
+/// multiple of kRun in 16-byte aligned storage is).
+template <int kRun, class T>
+LATTICA_HD_INLINE void load_run(const T* p, T (&values)[kRun]) {
+  using Word = RunWord<kRun, T>;
+  if constexpr (kDeviceCode && !std::is_void_v<Word>) {
+    Word words[sizeof(values) / sizeof(Word)];
+    for (size_t w = 0; w < sizeof(values) / sizeof(Word); ++w)
+      words[w] = reinterpret_cast<const Word*>(p)[w];
+    memcpy(values, words, sizeof(values));
+  } else {
+    for (int r = 0; r < kRun; ++r) values[r] = p[r];
+  }
+}
+
+/// p[0 .. kRun) = values, as load_run reads them.
+template <int kRun, class T>
+LATTICA_HD_INLINE void store_run(T* p, const T (&values)[kRun]) {
+  using Word = RunWord<kRun, T>;
+  if constexpr (kDeviceCode && !std::is_void_v<Word>) {
+    Word words[sizeof(values) / sizeof(Word)];
+    memcpy(words, values, sizeof(values));
+    for (size_t w = 0; w < sizeof(values) / sizeof(Word); ++w)
+      reinterpret_cast<Word*>(p)[w] = words[w];
+  } else {
+    for (int r = 0; r < kRun; ++r) p[r] = values[r];
+  }
+}
+
+/// Sites of one row that one index of UpdateColour updates together: they share the location
+/// of the run and its neighbours (half of a phi^4 float update site by site) and load whole
+/// runs. Scalar fields take runs of 4; O(n) vectors and the discrete models' bytes 1 (runs of
+/// O(3) floats needed 70 registers where one site needs 46, for a sixth of the instructions).
+template <class Spin>
+constexpr int update_run_length() {
+  return std::is_floating_point_v<Spin> ? 4 : 1;
+}
+
+/// Whether UpdateColour may take runs of kRun sites: whole runs per row and storage aligned for
+/// load_run's words (the largest is 16 bytes).
+template <int kRun, int D, class Spin>
+bool fits_runs(const Checkerboard<D>& lattice, const Spin* spins) {
+  return lattice.half_last % kRun == 0 && reinterpret_cast<uintptr_t>(spins) % 16 == 0;
+}
+
 /// One pass of `algorithm` over the sites of one colour in every replica; functor over
-/// replica * V/2 + colour-local index, for all replicas at once so small lattices still fill a
-/// GPU. When `accepted` is set, it receives each site's number of accepted Metropolis moves.
+/// (replica * V/2 + colour-local index) / kRun, for all replicas at once so small lattices still
+/// fill a GPU: each index updates a run of kRun sites of one row (Checkerboard::locate_run's
+/// preconditions; fits_runs), each site as the model's update() with its own random numbers,
+/// so the chain does not depend on kRun. When `accepted` is set, it receives each site's number
+/// of accepted Metropolis moves at replica * V/2 + j.
 /// Each replica takes its own couplings from `params` (the same for all without tempering;
 /// SharedParams or TableParams, kernels/models/replica_params.hpp, to decide that at launch).
 template <int D, class Model, bool kBoxed = false,
-          class Couplings = ReplicaParams<typename Model::Params>>
+          class Couplings = ReplicaParams<typename Model::Params>, int kRun = 1>
 struct UpdateColour {
+  using Spin = typename Model::Spin;
   Checkerboard<D> lattice;
   Couplings params;
-  typename Model::Spin* spins;  ///< replicas one after another, each in checkerboard storage
-  uint8_t* accepted;            ///< [replica * V/2 + j], or null
+  Spin* spins;        ///< replicas one after another, each in checkerboard storage
+  uint8_t* accepted;  ///< [replica * V/2 + j], or null
   int colour;
   UpdateAlgorithm algorithm;
   uint32_t pass;  ///< position of this pass in the sweep's update sequence
   uint64_t sweep;
 
-  LATTICA_HD_INLINE void operator()(int64_t index) const {
-    const int64_t replica = lattice.by_half_volume.divide(index);
-    update_site<false>(replica, index - replica * lattice.half_volume);
-  }
+  LATTICA_HD_INLINE void operator()(int64_t index) const { update_run<false>(index); }
 
-  /// Updates colour-local site j of `replica`; with kSums, returns the model's sums over the
-  /// site's bonds after the move and over it and its partner (the other colour's site stored at
-  /// j): as SiteSums does from colour 0, so over colour 1's sites, after colour 0 moved, they
-  /// count every bond and every site of the sweep's configuration once.
+  /// Updates run `index` (as operator()); with kSums, returns the model's sums over the run's
+  /// sites' bonds after their moves and over them and their partners (the other colour's sites
+  /// stored at the same indices): as SiteSums does from colour 0, so over colour 1's runs,
+  /// after colour 0 moved, they count every bond and every site of the sweep's configuration
+  /// once.
   template <bool kSums>
-  LATTICA_HD_INLINE auto update_site(int64_t replica, int64_t j) const {
-    const int64_t index = replica * lattice.half_volume + j;
-    typename Model::Spin* base = spins + replica * lattice.volume();
-    typename Model::Spin* own = base + colour * lattice.half_volume;
-    const typename Model::Spin* other = base + (1 - colour) * lattice.half_volume;
-    typename Model::Spin nb[2 * D];
-    int k = 0;
-    const int64_t site = lattice.template visit_neighbours<kBoxed>(
-        j, colour, [&](int64_t n) { nb[k++] = other[n]; });
-    int accepts = 0;
-    auto random = update_random<Model>(lattice, params.seed(), static_cast<uint32_t>(replica), j,
-                                       site, update_step(sweep, pass, 0));
-    return params.with(replica, [&](const typename Model::Params& p) {
-      const typename Model::Spin moved =
-          Model::template update<D>(p, algorithm, own[j], nb, random, accepts);
-      own[j] = moved;
-      if (accepted) accepted[index] = static_cast<uint8_t>(accepts);
-      if constexpr (kSums) return Model::template site_sums<D>(p, moved, nb, other[j]);
-    });
+  LATTICA_HD_INLINE auto update_run(int64_t index) const {
+    const int64_t first = index * kRun;
+    const int64_t replica = lattice.by_half_volume.divide(first);
+    const int64_t j = first - replica * lattice.half_volume;
+    Spin* base = spins + replica * lattice.volume();
+    Spin* own = base + colour * lattice.half_volume;
+    const Spin* other = base + (1 - colour) * lattice.half_volume;
+    const auto at = lattice.template locate_run<kRun, kBoxed>(j, colour);
+    // The run's sites and, per neighbour direction but the last axis, the run of neighbours;
+    // along the last axis the other colour's pairs of the row and the one beside them.
+    Spin sites[kRun], across[2 * D - 1][kRun];
+    load_run(own + j, sites);
+    for (int k = 0; k < 2 * D - 1; ++k) load_run(other + at.other[k], across[k]);
+    // Along the last axis, the row's pairs in order with the one beside the run on the parity's
+    // side: site r's neighbours are line[r + 1] (+) and line[r] (-).
+    const Spin beside = other[at.other[2 * D - 1]];
+    const Spin(&pairs)[kRun] = across[2 * D - 2];
+    Spin line[kRun + 1];
+    line[0] = at.parity ? pairs[0] : beside;
+    for (int r = 1; r < kRun; ++r) line[r] = at.parity ? pairs[r] : pairs[r - 1];
+    line[kRun] = at.parity ? beside : pairs[kRun - 1];
+    const uint64_t step = update_step(sweep, pass, 0);
+    [[maybe_unused]] typename Model::Sums sums{};
+    LATTICA_UNROLL  // the sites' values stay in registers
+        for (int r = 0; r < kRun; ++r) {
+      Spin nb[2 * D];
+      for (int k = 0; k < 2 * D - 2; ++k) nb[k] = across[k][r];
+      nb[2 * D - 2] = line[r + 1];
+      nb[2 * D - 1] = line[r];
+      int accepts = 0;
+      auto random = update_random<Model>(lattice, params.seed(), static_cast<uint32_t>(replica),
+                                         j + r, at.site + 2 * r, step);
+      params.with(replica, [&](const typename Model::Params& p) {
+        sites[r] = Model::template update<D>(p, algorithm, sites[r], nb, random, accepts);
+        if constexpr (kSums)
+          sums = sums + Model::template site_sums<D>(p, sites[r], nb, other[j + r]);
+      });
+      if (accepted) accepted[first + r] = static_cast<uint8_t>(accepts);
+    }
+    store_run(own + j, sites);
+    if constexpr (kSums) return sums;
   }
 };
 
-/// UpdateColour of colour 1 that also returns each site's sums (update_site), as f(replica, j)
-/// for a segmented accumulation: the sweep's last pass fused with its measurement, for models
-/// whose sums are exact integers (summed in any order).
-template <int D, class Model, class Couplings>
+/// UpdateColour of colour 1 that also returns each run's sums (update_run), as f(replica, i)
+/// over the replica's runs i for a segmented accumulation: the sweep's last pass fused with its
+/// measurement, for models whose sums are exact integers (summed in any order).
+template <int D, class Model, class Couplings, int kRun>
 struct UpdateColourSums {
-  UpdateColour<D, Model, false, Couplings> update;
-  LATTICA_HD_INLINE typename Model::Sums operator()(int64_t replica, int64_t j) const {
-    return update.template update_site<true>(replica, j);
+  UpdateColour<D, Model, false, Couplings, kRun> update;
+  LATTICA_HD_INLINE typename Model::Sums operator()(int64_t replica, int64_t i) const {
+    return update.template update_run<true>(replica * (update.lattice.half_volume / kRun) + i);
   }
 };
 

@@ -28,8 +28,10 @@ template <class Real>
 LATTICA_HD_INLINE void gaussian_pair(SiteRandom& random, Real& g0, Real& g1) {
   const Real radius = real_math::sqrt(Real(-2) * real_math::log(uniform_open<Real>(random.next())));
   const Real angle = Real(2) * real_math::kPi<Real> * uniform_open<Real>(random.next());
-  g0 = radius * real_math::cos(angle);
-  g1 = radius * real_math::sin(angle);
+  Real sine, cosine;  // one argument reduction for both (it was two: 1/5 of an O(3) update)
+  real_math::sincos(angle, &sine, &cosine);
+  g0 = radius * cosine;
+  g1 = radius * sine;
 }
 
 /// n independent standard normal deviates.

@@ -68,6 +68,26 @@ void check_geometry(std::vector<int64_t> dims) {
     }
     EXPECT_EQ(got, want) << "site " << i;
   }
+
+  // locate_run names the same neighbours and sites for each site of a run as visit_neighbours.
+  constexpr int kRun = 4;
+  if (g.half_last % kRun != 0) return;
+  for (int colour = 0; colour < 2; ++colour) {
+    for (int64_t j = 0; j < g.half_volume; j += kRun) {
+      const auto run = g.template locate_run<kRun>(j, colour);
+      for (int r = 0; r < kRun; ++r) {
+        std::vector<int64_t> got, want;
+        for (int k = 0; k < 2 * D - 2; ++k) got.push_back(run.other[k] + r);
+        const int64_t pair = run.other[2 * D - 2] + r, beside = run.other[2 * D - 1];
+        const int64_t up = r + 1 < kRun ? pair + 1 : beside, down = r > 0 ? pair - 1 : beside;
+        got.push_back(run.parity ? up : pair);
+        got.push_back(run.parity ? pair : down);
+        EXPECT_EQ(run.site + 2 * r,
+                  g.visit_neighbours(j + r, colour, [&](int64_t k) { want.push_back(k); }));
+        EXPECT_EQ(got, want) << "run " << j << " site " << r << " colour " << colour;
+      }
+    }
+  }
 }
 
 TEST(Checkerboard, TwoDimensions) {
@@ -75,12 +95,14 @@ TEST(Checkerboard, TwoDimensions) {
   check_geometry<2>({6, 10});
   check_geometry<2>({2, 8});
   check_geometry<2>({8, 2});
+  check_geometry<2>({4, 16});  // runs of 4 (locate_run): two per row
 }
 
 TEST(Checkerboard, ThreeDimensions) {
   check_geometry<3>({4, 6, 8});
   check_geometry<3>({2, 2, 2});
   check_geometry<3>({4, 2, 2});
+  check_geometry<3>({2, 4, 24});
 }
 
 TEST(Checkerboard, FourDimensions) {

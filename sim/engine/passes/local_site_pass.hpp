@@ -57,33 +57,12 @@ class LocalSitePass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mod
     const bool count =
         counting && metropolis_entries_ > 0 && algorithm == UpdateAlgorithm::metropolis;
     uint8_t* accepted = count ? accepted_.data() : nullptr;
-    Spin* sites = c_.storage.sites();
     for (int colour = 0; colour < 2; ++colour) {
       launch_with_couplings(c_.replica_params(), [&](const auto& couplings) {
-        using Couplings = std::decay_t<decltype(couplings)>;
-        if (c_.box) {
-          const int local = c_.box->local_colour(colour);
-          const UpdateColour<D, Model, true, Couplings> update{
-              c_.lattice, couplings, sites, accepted, local, algorithm, index, sweep};
-          c_.box->update_colour(local, sites, [&](const RowBlock<D>& block) {
-            for (int r = 0; r < c_.settings.replicas; ++r) {  // the update's index: r V/2 + site
-              over_row_block(block, c_.lattice.half_last, r * c_.lattice.half_volume, update,
-                             [&](int64_t n, const auto& g) { c_.exec.for_each(n, g); });
-            }
-          });
-        } else {
-          const UpdateColour<D, Model, false, Couplings> update{
-              c_.lattice, couplings, sites, accepted, colour, algorithm, index, sweep};
-          if (sums && colour == 1) {
-            if constexpr (Model::kExactHistograms) {
-              c_.exec.template accumulate_exact_segments_into<Sums>(
-                  c_.settings.replicas, c_.lattice.half_volume,
-                  UpdateColourSums<D, Model, Couplings>{update}, sums);
-            }
-          } else {
-            c_.exec.for_each(sites_per_colour(), update);
-          }
-        }
+        with_update_run([&](auto run) {
+          update_colour(couplings, run, colour, algorithm, index, sweep, accepted,
+                        colour == 1 ? sums : nullptr);
+        });
       });
       if (count) {  // this half-pass's accepted moves into the block's next slot (no host wait)
         c_.exec.template reduce_sum_into<long long>(sites_per_colour(), AcceptedAt{accepted},
@@ -132,6 +111,48 @@ class LocalSitePass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mod
  private:
   using Spin = typename Model::Spin;
   int64_t sites_per_colour() const { return c_.settings.replicas * c_.lattice.half_volume; }
+
+  /// f(std::integral_constant<int, run>): the model's update_run_length() where the lattice and
+  /// the storage allow it (fits_runs), else 1.
+  template <class F>
+  void with_update_run(const F& f) const {
+    constexpr int kRun = update_run_length<Spin>();
+    if constexpr (kRun > 1) {
+      if (fits_runs<kRun>(c_.lattice, c_.storage.sites()))
+        return f(std::integral_constant<int, kRun>{});
+    }
+    f(std::integral_constant<int, 1>{});
+  }
+
+  /// One colour's update in runs of decltype(run)::value sites.
+  template <class Couplings, class Run>
+  void update_colour(const Couplings& couplings, Run, int colour, UpdateAlgorithm algorithm,
+                     uint32_t index, uint64_t sweep, uint8_t* accepted, Sums* sums) {
+    constexpr int kRun = Run::value;
+    Spin* sites = c_.storage.sites();
+    const int64_t runs_per_row = c_.lattice.half_last / kRun;
+    const int64_t runs_per_replica = c_.lattice.half_volume / kRun;
+    if (c_.box) {
+      const int local = c_.box->local_colour(colour);
+      const UpdateColour<D, Model, true, Couplings, kRun> update{
+          c_.lattice, couplings, sites, accepted, local, algorithm, index, sweep};
+      c_.box->update_colour(local, sites, [&](const RowBlock<D>& block) {
+        for (int r = 0; r < c_.settings.replicas; ++r) {  // the update's index: (r V/2 + j) / kRun
+          over_row_block(block, runs_per_row, r * runs_per_replica, update,
+                         [&](int64_t n, const auto& g) { c_.exec.for_each(n, g); });
+        }
+      });
+    } else {
+      const UpdateColour<D, Model, false, Couplings, kRun> update{
+          c_.lattice, couplings, sites, accepted, colour, algorithm, index, sweep};
+      if (!sums) return c_.exec.for_each(c_.settings.replicas * runs_per_replica, update);
+      if constexpr (Model::kExactHistograms) {  // fuses_measurement(): colour 1 only
+        c_.exec.template accumulate_exact_segments_into<Sums>(
+            c_.settings.replicas, runs_per_replica,
+            UpdateColourSums<D, Model, Couplings, kRun>{update}, sums);
+      }
+    }
+  }
 
   PassContext<Exec, D, Model, Storage> c_;
   int metropolis_entries_ = 0;  ///< counted and tuned: models with a tunable step only

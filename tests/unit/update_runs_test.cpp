@@ -1,0 +1,70 @@
+// UpdateColour in runs of sites along a row against site by site: the same chain bit for bit,
+// since every site keeps its own random numbers and physics (the CPU runs the same runs as the
+// GPU, whose vector loads gpu_test's CPU-against-GPU chains cover).
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "kernels/lattice/checkerboard.hpp"
+#include "kernels/models/lattice_model.hpp"
+#include "kernels/models/phi4.hpp"
+
+namespace lattica {
+namespace {
+
+/// Spins and accepted counts of `replicas` hot-started replicas after `sweeps` sweeps of the
+/// sequence, each colour updated by UpdateColour in runs of kRun sites.
+template <int kRun, int D, class Model>
+std::vector<typename Model::Spin> chain(const int64_t (&dims)[D], const typename Model::Params& p,
+                                        const std::vector<UpdateAlgorithm>& sequence, int replicas,
+                                        int sweeps, std::vector<uint8_t>& accepted) {
+  const auto lattice = Checkerboard<D>::make(dims);
+  std::vector<typename Model::Spin> spins(static_cast<size_t>(replicas * lattice.volume()));
+  for (int r = 0; r < replicas; ++r) {
+    for (int64_t i = 0; i < lattice.volume(); ++i) {
+      spins[static_cast<size_t>(r * lattice.volume() + lattice.storage_index(i))] =
+          Model::initial(p, true, static_cast<uint32_t>(r), i);
+    }
+  }
+  accepted.assign(static_cast<size_t>(replicas * lattice.half_volume), 0);
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    for (size_t pass = 0; pass < sequence.size(); ++pass) {
+      for (int colour = 0; colour < 2; ++colour) {
+        const UpdateColour<D, Model, false, SharedParams<typename Model::Params>, kRun> update{
+            lattice,
+            {p},
+            spins.data(),
+            accepted.data(),
+            colour,
+            sequence[pass],
+            static_cast<uint32_t>(pass),
+            static_cast<uint64_t>(sweep)};
+        for (int64_t i = 0; i < replicas * lattice.half_volume / kRun; ++i) update(i);
+      }
+    }
+  }
+  return spins;
+}
+
+template <class Real>
+void check_phi4_runs() {
+  const Phi4Params p{2026, 0.19, 1.1, 0.05, 1.3, 2, 3};
+  const int64_t dims[3] = {4, 6, 16};
+  const std::vector<UpdateAlgorithm> sequence = {UpdateAlgorithm::metropolis,
+                                                 UpdateAlgorithm::overrelaxation};
+  std::vector<uint8_t> by_site, by_run;
+  const auto sites = chain<1, 3, Phi4Model<Real>>(dims, p, sequence, 2, 3, by_site);
+  const auto runs = chain<4, 3, Phi4Model<Real>>(dims, p, sequence, 2, 3, by_run);
+  ASSERT_EQ(sites.size(), runs.size());
+  EXPECT_EQ(0, std::memcmp(sites.data(), runs.data(), sites.size() * sizeof(Real)));
+  EXPECT_EQ(by_site, by_run);
+}
+
+TEST(UpdateRuns, Phi4FloatSameChainAsSiteBySite) { check_phi4_runs<float>(); }
+TEST(UpdateRuns, Phi4DoubleSameChainAsSiteBySite) { check_phi4_runs<double>(); }
+
+}  // namespace
+}  // namespace lattica
