@@ -7,7 +7,7 @@ interface tension to L -> infinity against the exact values.
   python3 tests/bench/potts_first_order.py OUTDIR --sim SIM [--sizes 16,24,32,48,64]
       [--walkers 16384] [--measurements 1000] [--measure-every 20] [--thermalization 2000]
       [--max-sweeps N] [--budget SECONDS] [--backend cuda] [--fit-only]
-      [--walltime HH:MM:SS] [--resume]
+      [--walltime HH:MM:SS] [--resume] [--refine-iterations N --refine-sweeps S]
 
 Each size L writes OUTDIR/potts10_L<L>.{h5,log,json,txt}; the window of sampled energies per
 site narrows with L (the peaks do): [-1.9, -0.7] up to L = 32, [-1.85, -0.8] above. With
@@ -65,6 +65,9 @@ def run_size(args, size):
                "--set", f"run.measurements={args.measurements}",
                "--set", f"run.measure_every={args.measure_every}",
                "-o", base + ".h5"]
+    if args.refine_iterations > 0:
+        command += ["--set", f"multicanonical.refine_iterations={args.refine_iterations}",
+                    "--set", f"multicanonical.refine_sweeps={args.refine_sweeps}"]
     if args.walltime:
         command += ["--set", f'run.walltime="{args.walltime}"']
     resume = args.resume and os.path.exists(base + ".h5.checkpoint")
@@ -153,6 +156,10 @@ def main():
     p.add_argument("--max-sweeps", type=int, default=200000)
     p.add_argument("--budget", type=float, default=600, help="seconds per sim call at most")
     p.add_argument("--backend", default="cuda")
+    p.add_argument("--refine-iterations", type=int, default=0,
+                   help="multicanonical.refine_iterations (0: the Wang-Landau weights alone)")
+    p.add_argument("--refine-sweeps", type=int, default=10000,
+                   help="multicanonical.refine_sweeps")
     p.add_argument("--fit-from", type=int, default=None)
     p.add_argument("--fit-only", action="store_true")
     p.add_argument("--keep-files", action="store_true", help="keep the .h5 files")

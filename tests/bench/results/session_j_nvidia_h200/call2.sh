@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Session j, device call 2 (issue 21): parallel tempering with the round's sums taken from the
-# last pass of the sweep before it (Ising, Potts) and the passes reading each slot's couplings
-# through its rung (no table gathered per round). sim bench of the ensemble cases as in call 1,
-# Nsight Compute's kernel durations of a few tempered Ising and Potts sweeps; then the GPU
-# tempering and chain tests with SIM_REQUIRE_GPU=1, memcheck and racecheck of them.
+# Session j, device call 2: parallel tempering with the round's sums taken from the last pass of
+# the sweep before it (Ising, Potts) and the passes reading each slot's couplings through its
+# rung (issue 21): sim bench of the ensemble cases as in call 1, Nsight Compute's kernel
+# durations of a few tempered Ising and Potts sweeps. The continuous models' runs of 4 sites
+# (issue 20): sim bench at 256^3 and ncu of the phi^4 Metropolis kernel. Then the whole GPU
+# suite (gpu_test, cli_test) with SIM_REQUIRE_GPU=1, memcheck and racecheck.
 set -uo pipefail
 export SIM_REQUIRE_GPU=1
 L=/tmp/logs2; mkdir -p $L/json /tmp/b; T0=$SECONDS
@@ -39,10 +40,22 @@ for spec in "ising|" "potts|--q 10"; do
     $B/sim bench --model $model $extra --dims 256 256 --kernel "metropolis tempering" --repeats 1 > $L/ncu_round_$model.txt 2>&1
   echo "ncu $model rc=$? $((SECONDS-T0)) s" >> $L/steps.txt
 done
+for spec in "phi4|--precision float|metropolis" "phi4|--precision float|overrelaxation" "on|--n 3 --precision float|metropolis" "on|--n 3 --precision float|heatbath" "on|--n 3 --precision float|overrelaxation" "phi4|--precision double|metropolis"; do
+  IFS='|' read model extra k <<< "$spec"
+  name="cont_${model}_$(echo $extra | tr -d ' -')_$k"
+  timeout 90 $B/sim bench --model $model $extra --dims 256 256 256 --kernel "$k" --repeats 5 --json $L/json/$name.json >> $L/bench_continuous.txt 2>&1
+  echo "$name rc=$? $(grep -o '"site_updates_per_ns": [0-9.]*' $L/json/$name.json)" >> $L/steps.txt
+done
+timeout 120 ncu --clock-control none --kernel-name regex:UpdateColour --launch-skip 4 --launch-count 1 \
+  --metrics smsp__inst_executed.sum,gpu__time_duration.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size \
+  $B/sim bench --model phi4 --precision float --dims 256 256 256 --kernel metropolis --repeats 1 > $L/ncu_phi4_metropolis.txt 2>&1
+echo "ncu phi4 rc=$? $((SECONDS-T0)) s" >> $L/steps.txt
 cd $R
-step gpu_tempering_chain 300 $B/gpu_test --gtest_filter='*Tempering*:*GpuChain*' --gtest_brief=1
-step memcheck_tempering 200 compute-sanitizer --tool memcheck --error-exitcode 1 $B/gpu_test --gtest_filter='*GpuTempering*' --gtest_brief=1
-step racecheck_tempering 150 compute-sanitizer --tool racecheck --error-exitcode 1 $B/gpu_test --gtest_filter='*GpuTempering*Ising2d_metropolis*' --gtest_brief=1
+( step gpu_test 420 $B/gpu_test --gtest_brief=1 ) &
+( sleep 2; step cli_test 400 $B/cli_test --gtest_brief=1 ) &
+( sleep 4; step memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 1 $B/gpu_test --gtest_filter='*GpuTempering*:*GpuChain*Ising2d*:*GpuContinuous*:*GpuMulticanonical*' --gtest_brief=1
+  step racecheck 150 compute-sanitizer --tool racecheck --error-exitcode 1 $B/gpu_test --gtest_filter='*GpuTempering*Ising2d_metropolis*:*GpuTempering*Potts*:*GpuContinuous*Phi4*' --gtest_brief=1 ) &
+wait
 echo "total $((SECONDS-T0)) s" >> $L/steps.txt
-cp $L/steps.txt $L/machine.txt $L/ncu_round_*.txt $OUT/ 2>/dev/null
+cp $L/steps.txt $L/machine.txt $L/ncu_round_*.txt $L/ncu_phi4_metropolis.txt $OUT/ 2>/dev/null
 tar czf $OUT/logs2.tgz -C /tmp logs2
