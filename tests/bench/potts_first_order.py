@@ -21,7 +21,8 @@ length, about 10.6 for q = 10) the equal-height peak energies and beta approach 
 1/V up to exponentially small terms (Borgs-Kotecky), the interface tension
 ln(P_max/P_min)/(2L) as 1/L. At the sizes a short GPU job reaches (L <= 64) the lattice is
 only a few correlation lengths wide, so both forms are fitted, quantity = limit + c / L^p with
-p = 1 and 2, and the chi^2 says which describes the data. The fits are weighted least squares
+p = 1 and 2, and the chi^2 says which describes the data; with four sizes or more, also with p
+fitted (scipy's curve_fit). The fits are weighted least squares
 with the jackknife errors of each L, over the sizes >= --fit-from (default: every size but
 the smallest); the error of an extrapolation is the fit's, scaled by sqrt(chi^2/dof) when that
 exceeds 1. Writes OUTDIR/first_order.{json,txt}.
@@ -108,6 +109,23 @@ def weighted_fit(x, y, error):
     return float(a), float(math.sqrt(cov[0, 0]) * scale), float(b), chi2, dof
 
 
+def power_fit(size, y, error):
+    """y = a + c size^-p with p free, weighted: (a, its error, p, its error, chi^2, dof), errors
+    from the covariance scaled by sqrt(chi^2/dof) when that exceeds 1; None if it fails."""
+    from scipy.optimize import curve_fit
+    model = lambda x, a, c, p: a + c * x ** (-p)
+    try:
+        popt, cov = curve_fit(model, size, y, p0=[y[-1], (y[0] - y[-1]) * size[0], 1.0],
+                              sigma=error, absolute_sigma=True, maxfev=20000)
+    except RuntimeError:
+        return None
+    chi2 = float(np.sum(((y - model(size, *popt)) / error) ** 2))
+    dof = len(size) - 3
+    scale = math.sqrt(chi2 / dof) if dof > 0 and chi2 > dof else 1.0
+    return (float(popt[0]), float(math.sqrt(cov[0, 0])) * scale, float(popt[2]),
+            float(math.sqrt(cov[2, 2])) * scale, chi2, dof)
+
+
 def fit(outdir, fit_from):
     rows = []
     for path in sorted(pathlib.Path(outdir).glob("potts10_L*.json")):
@@ -138,6 +156,23 @@ def fit(outdir, fit_from):
                                  "dof": dof, "exact": EXACT[k], "pull": pull}
             lines.append(f"  {k:18s} p = {p}: {a:.6f} +- {da:.6f} (chi2/dof {chi2:.1f}/{dof}),"
                          f" exact {EXACT[k]:.7f}: {pull:+.1f} sigma")
+    if len(used) >= 4:
+        lines.append(f"free exponent over L >= {fit_from}: quantity = limit + c / L^p, p fitted")
+        for k in FITS:
+            ok = [(s, t) for s, t in used if t[k + "_error"] > 0]
+            if len(ok) < 4:
+                continue
+            fitted = power_fit(np.array([float(s) for s, _ in ok]), np.array([t[k] for _, t in ok]),
+                               np.array([t[k + "_error"] for _, t in ok]))
+            if fitted is None:
+                continue
+            a, da, power, dpower, chi2, dof = fitted
+            pull = (a - EXACT[k]) / da
+            result["fits"][f"{k} free power"] = {"limit": a, "error": da, "power": power,
+                                                 "power_error": dpower, "chi2": chi2, "dof": dof,
+                                                 "exact": EXACT[k], "pull": pull}
+            lines.append(f"  {k:18s} p = {power:.2f} +- {dpower:.2f}: {a:.6f} +- {da:.6f} "
+                         f"(chi2/dof {chi2:.1f}/{dof}), exact {EXACT[k]:.7f}: {pull:+.1f} sigma")
     text = "\n".join(lines)
     print(text)
     (pathlib.Path(outdir) / "first_order.txt").write_text(text + "\n")

@@ -34,11 +34,12 @@ class OutputSafety : public Cli {
   }
 };
 
-/// About 2 s on one core: checkpoints every 500 sweeps, snapshots, the structure factor, and
-/// output blocks that do not line up with the checkpoints.
+/// About 4 s on one core (long enough for the checks below while it runs): checkpoints every
+/// 500 sweeps, snapshots, the structure factor, and output blocks that do not line up with the
+/// checkpoints.
 const char* const kIsing =
     "[lattice]\ndims = [48, 48]\n[model]\nkind = \"ising\"\nbeta = 0.44\n"
-    "[run]\nthermalization = 1000\nmeasurements = 3000\nmeasure_every = 2\nseed = 9\n"
+    "[run]\nthermalization = 1000\nmeasurements = 9000\nmeasure_every = 2\nseed = 9\n"
     "checkpoint_every = 500\n"
     "[measure]\nstructure_factor = true\n"
     "[output]\nsnapshot_every = 700\nflush_every = 230\n";
