@@ -174,11 +174,14 @@ LATTICA_HD_INLINE void store_run(T* p, const T (&values)[kRun]) {
 
 /// Sites of one row that one index of UpdateColour updates together: they share the location
 /// of the run and its neighbours (half of a phi^4 float update site by site) and load whole
-/// runs. Scalar fields take runs of 4; O(n) vectors and the discrete models' bytes 1 (runs of
-/// O(3) floats needed 70 registers where one site needs 46, for a sixth of the instructions).
+/// runs. Float scalar fields take runs of 8 (phi^4 on an H200, 256^3, Metropolis / over-
+/// relaxation site updates per ns: runs of 2, 4, 8: 87 / 100, 105 / 125, 113 / 140, the
+/// registers 39, 52, 72), double ones 4 (twice the registers a value); O(n) vectors and the
+/// discrete models' bytes 1 (runs of O(3) floats needed 70 registers where one site needs 46,
+/// for a sixth of the instructions).
 template <class Spin>
 constexpr int update_run_length() {
-  return std::is_floating_point_v<Spin> ? 4 : 1;
+  return std::is_same_v<Spin, float> ? 8 : std::is_floating_point_v<Spin> ? 4 : 1;
 }
 
 /// Whether UpdateColour may take runs of kRun sites: whole runs per row and storage aligned for

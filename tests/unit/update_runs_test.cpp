@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/lattice/checkerboard.hpp"
@@ -52,15 +53,23 @@ std::vector<typename Model::Spin> chain(const int64_t (&dims)[D], const typename
 template <class Real>
 void check_phi4_runs() {
   const Phi4Params p{2026, 0.19, 1.1, 0.05, 1.3, 2, 3};
-  const int64_t dims[3] = {4, 6, 16};
+  const int64_t dims[3] = {4, 6, 32};  // rows of 16 sites of a colour: 2 runs of 8
   const std::vector<UpdateAlgorithm> sequence = {UpdateAlgorithm::metropolis,
                                                  UpdateAlgorithm::overrelaxation};
-  std::vector<uint8_t> by_site, by_run;
+  std::vector<uint8_t> by_site;
   const auto sites = chain<1, 3, Phi4Model<Real>>(dims, p, sequence, 2, 3, by_site);
-  const auto runs = chain<4, 3, Phi4Model<Real>>(dims, p, sequence, 2, 3, by_run);
-  ASSERT_EQ(sites.size(), runs.size());
-  EXPECT_EQ(0, std::memcmp(sites.data(), runs.data(), sites.size() * sizeof(Real)));
-  EXPECT_EQ(by_site, by_run);
+  const auto expect_runs = [&](auto run) {
+    constexpr int kRun = decltype(run)::value;
+    SCOPED_TRACE(::testing::Message() << "runs of " << kRun);
+    std::vector<uint8_t> by_run;
+    const auto runs = chain<kRun, 3, Phi4Model<Real>>(dims, p, sequence, 2, 3, by_run);
+    ASSERT_EQ(sites.size(), runs.size());
+    EXPECT_EQ(0, std::memcmp(sites.data(), runs.data(), sites.size() * sizeof(Real)));
+    EXPECT_EQ(by_site, by_run);
+  };
+  expect_runs(std::integral_constant<int, 2>{});
+  expect_runs(std::integral_constant<int, 4>{});
+  expect_runs(std::integral_constant<int, 8>{});
 }
 
 TEST(UpdateRuns, Phi4FloatSameChainAsSiteBySite) { check_phi4_runs<float>(); }
