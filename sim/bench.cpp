@@ -82,32 +82,20 @@ std::vector<KernelCase> kernels_of(const BenchOptions& o) {
   if (o.model == "ising") {
     out.push_back({"swendsen_wang multispin", {A::swendsen_wang}, Precision::float64, true, true});
   }
-  // Parallel tempering: a ladder of kEnsembleReplicas rungs exchanging every sweep, and as many
-  // untempered replicas of the same lattice (the difference is the exchange rounds' cost). Byte
-  // storage for Ising too: a tempered run keeps its per-replica couplings there.
+  // Parallel tempering: a ladder of kEnsembleReplicas rungs exchanging every sweep, every 10 or
+  // never (within the timed sweeps), and as many untempered replicas of the same lattice: what
+  // the rounds add is the difference to the ladder without exchanges, what the per-replica
+  // couplings add that ladder's difference to the untempered replicas. Byte storage for Ising
+  // too: a tempered run keeps its per-replica couplings there.
   const Precision first = continuous ? Precision::float32 : Precision::float64;
   out.push_back({"metropolis replicas", {A::metropolis}, first, false, false, kEnsembleReplicas});
-  out.push_back(
-      {"metropolis tempering", {A::metropolis}, first, false, false, kEnsembleReplicas, true});
-  out.push_back({"metropolis tempering every 10",
-                 {A::metropolis},
-                 first,
-                 false,
-                 false,
-                 kEnsembleReplicas,
-                 true,
-                 10});
-  // The same ladder with no exchange round within the timed sweeps: what the rounds add is the
-  // difference to the cases above, what the per-replica couplings add the difference to the
-  // untempered replicas.
-  out.push_back({"metropolis tempering without exchanges",
-                 {A::metropolis},
-                 first,
-                 false,
-                 false,
-                 kEnsembleReplicas,
-                 true,
-                 kNeverExchange});
+  const auto ladder = [&](const char* name, int exchange_every) {
+    out.push_back(
+        {name, {A::metropolis}, first, false, false, kEnsembleReplicas, true, exchange_every});
+  };
+  ladder("metropolis tempering", 1);
+  ladder("metropolis tempering every 10", 10);
+  ladder("metropolis tempering without exchanges", kNeverExchange);
   // --kernel and --precision pick some (to time, or profile, one kernel alone).
   const auto unwanted = [&](const KernelCase& k) {
     const bool precision_differs = continuous && !o.precision.empty() &&

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <vector>
 
-#include "kernels/ensemble/replica_gather.hpp"
 #include "kernels/models/ising.hpp"
+#include "kernels/models/replica_params.hpp"
 #include "sim/engine/tempering_ladder.hpp"
 
 namespace lattica {
@@ -66,10 +66,11 @@ TEST(ExchangeRound, AlternatesEvenAndOddPairs) {
   EXPECT_FALSE(exchange_due(9, 4));
 }
 
-// The backend's rounds (ExchangePairs, a thread per pair, then the table gathered by rung) take
-// exchange_round's decisions: 3 ladders of 7 Ising rungs, sums that make about half the swaps
-// uncertain, 200 rounds of both parities, the threads in reverse order; then the same
-// permutation, inverse, table and statistics (account_round from the backend's log).
+// The backend's rounds (ExchangePairs, a thread per pair) take exchange_round's decisions: 3
+// ladders of 7 Ising rungs, sums that make about half the swaps uncertain, 200 rounds of both
+// parities, the threads in reverse order; then the same permutation, inverse, statistics
+// (account_round from the backend's log), and each slot's couplings as the passes read them
+// (ReplicaParams through the slot's rung).
 TEST(ExchangeRound, PairByPairOnABackendIsTheHostsRound) {
   constexpr int kRungs = 7, kLadders = 3, kSlots = kRungs * kLadders;
   std::vector<IsingParams> rungs;
@@ -79,7 +80,6 @@ TEST(ExchangeRound, PairByPairOnABackendIsTheHostsRound) {
   TemperingState backend = host;
   std::vector<int32_t> rung_of_slot = host.rung_of_slot, slot_of_rung(kSlots), log(kSlots, -1);
   for (int s = 0; s < kSlots; ++s) slot_of_rung[s] = s;  // slot l * rungs + k at rung k
-  std::vector<IsingParams> table(kSlots);
   int accepted = 0;
   for (uint64_t sweep = 1; sweep <= 200; ++sweep) {
     for (int s = 0; s < kSlots; ++s) {  // energies that change every round
@@ -98,17 +98,14 @@ TEST(ExchangeRound, PairByPairOnABackendIsTheHostsRound) {
         log.data(),  kRungs,       exchange_parity(sweep, 1), 64.0,
         77,          sweep};
     for (int i = kSlots - 1; i >= 0; --i) round(i);
-    const auto bytes = static_cast<int64_t>(sizeof(IsingParams));
-    const GatherReplicas<unsigned char> gather{reinterpret_cast<const unsigned char*>(rungs.data()),
-                                               reinterpret_cast<unsigned char*>(table.data()),
-                                               rung_of_slot.data(), bytes};
-    for (int64_t i = 0; i < kSlots * bytes; ++i) gather(i);
+    const ReplicaParams<IsingParams> couplings{rungs.front(), rungs.data(), rung_of_slot.data()};
     ASSERT_EQ(rung_of_slot, host.rung_of_slot) << "sweep " << sweep;
     ASSERT_EQ(log, rung_of_slot);
     for (int s = 0; s < kSlots; ++s) {
       ASSERT_EQ(slot_of_rung[s - s % kRungs + rung_of_slot[s]], s);
-      ASSERT_EQ(table[s].beta, rungs[static_cast<size_t>(rung_of_slot[s])].beta);
-      ASSERT_EQ(table[s].flip_threshold[0][1][3],
+      const IsingParams table = couplings.with(s, [](const IsingParams& p) { return p; });
+      ASSERT_EQ(table.beta, rungs[static_cast<size_t>(rung_of_slot[s])].beta);
+      ASSERT_EQ(table.flip_threshold[0][1][3],
                 rungs[static_cast<size_t>(rung_of_slot[s])].flip_threshold[0][1][3]);
     }
     for (int s = 0; s < kSlots; ++s) accepted += rung_of_slot[s] != before[s];
