@@ -156,7 +156,9 @@ EXTRA_INPUT = {"ising3d_spectral": SPECTRAL,
                                       'wolff_clusters = 4\n',
                "phi4_3d_clusters": '[update]\nsequence = ["metropolis", "swendsen_wang", "wolff"]\n',
                "o3_3d_clusters": '[update]\nsequence = ["overrelaxation", "wolff", "swendsen_wang"]\n',
-               "ising2d_tempering": '[update]\nsequence = ["metropolis", "swendsen_wang"]\n'
+               # Metropolis last: the single process's rounds take the sums of its fused pass,
+               # the ranks' their host rounds from sums added over the boxes.
+               "ising2d_tempering": '[update]\nsequence = ["swendsen_wang", "metropolis"]\n'
                                     '[tempering]\nbeta = [0.38, 0.42, 0.46]\nh = [0.0, 0.02, 0.05]\n'
                                     'exchange_every = 2\n',
                "ising2d_feedback": '[tempering]\nbeta = [0.3, 0.33, 0.36, 0.42]\nfeedback = 2\n'}
