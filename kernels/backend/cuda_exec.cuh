@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,7 +12,6 @@
 
 #include "kernels/backend/exec_options.hpp"
 #include "kernels/common/cuda_check.hpp"
-#include "kernels/common/warp_steps.cuh"
 #include "kernels/histogram/histogram.cuh"
 #include "kernels/reduce/reduce.cuh"
 #include "kernels/spectral/fft_cuda.cuh"
@@ -116,13 +114,14 @@ class CudaCopyDone {
   cudaEvent_t event_ = nullptr;  ///< created with the first copy
 };
 
-/// Calls f(i) for every i in [0, n) with a grid-stride loop, each warp's lanes in step
-/// (kernels/common/warp_steps.cuh). Precondition: blockDim.x is a multiple of 32.
+/// Calls f(i) for every i in [0, n) with a grid-stride loop.
 template <class F>
 __global__ void for_each_kernel(int64_t n, F f) {
-  for_strided_in_warp_step(static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
-                           static_cast<int64_t>(gridDim.x) * blockDim.x, n,
-                           [&](int64_t i) { f(i); });
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    f(i);
+  }
 }
 
 class CudaExec {
@@ -141,12 +140,8 @@ class CudaExec {
   explicit CudaExec(const ExecOptions& options)
       : CudaExec(options.cuda_device, options.cuda_block_size) {}
 
-  /// Selects `device` and creates the stream. Precondition: the device exists. The block size
-  /// is a multiple of 32 (for_each_kernel keeps warps whole).
+  /// Selects `device` and creates the stream. Precondition: the device exists.
   explicit CudaExec(int device, int block_size = 256) : device_(device), block_size_(block_size) {
-    if (block_size <= 0 || block_size % 32 != 0)
-      throw std::invalid_argument("CudaExec: block size " + std::to_string(block_size) +
-                                  " is not a positive multiple of 32");
     LATTICA_CUDA_CHECK(cudaSetDevice(device_));
     cudaDeviceProp prop{};
     LATTICA_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
@@ -453,7 +448,7 @@ class CudaExec {
     static const int threads = [] {
       cudaFuncAttributes attributes{};
       LATTICA_CUDA_CHECK(cudaFuncGetAttributes(&attributes, for_each_kernel<F>));
-      return attributes.maxThreadsPerBlock / 32 * 32;  // whole warps
+      return attributes.maxThreadsPerBlock;
     }();
     return threads;
   }

@@ -32,7 +32,6 @@
 #include "kernels/cluster/union_find.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/fast_divisor.hpp"
-#include "kernels/common/warp_steps.cuh"
 
 namespace lattica {
 
@@ -200,12 +199,22 @@ __device__ __forceinline__ void unite_in_tile(uint32_t* local, uint32_t a, uint3
   }
 }
 
-/// body(k) for k = threadIdx.x, threadIdx.x + blockDim.x, ... below n, each warp's lanes in step
-/// (kernels/common/warp_steps.cuh: the tiles' unions ran at 8.7 of 32 lanes without it).
-/// Precondition: blockDim.x is a multiple of 32.
+/// body(k) for k = threadIdx.x, threadIdx.x + blockDim.x, ... below n, each warp's lanes in step:
+/// every lane of a warp takes the same passes (those past n call nothing) and the warp meets at
+/// the end of each (__syncwarp). Since Volta the lanes that a branch or a loop divided need not
+/// meet again where the code joins, and the lanes that one pass's finds left apart ran every
+/// later pass apart too: the tiles' unions ran at 8.7 of 32 lanes (Nsight Compute,
+/// tests/bench/results/session_g_nvidia_h200/ncu_sw_8192_tiles.txt), and a Swendsen-Wang step of
+/// 2D Ising 8192^2 took 1.34 times as long (session_k_nvidia_h200). Precondition: blockDim.x is
+/// a multiple of 32.
 template <class Body>
 __device__ __forceinline__ void for_tile_sites(int n, const Body& body) {
-  for_strided_in_warp_step(static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), n, body);
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  for (int base = static_cast<int>(threadIdx.x) - lane; base < n;
+       base += static_cast<int>(blockDim.x)) {
+    if (base + lane < n) body(base + lane);
+    __syncwarp();
+  }
 }
 
 /// Block b labels tile b % per_replica of replica b / per_replica: every site's node gets as

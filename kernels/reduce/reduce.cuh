@@ -9,7 +9,6 @@
 #include <type_traits>
 
 #include "kernels/common/cuda_check.hpp"
-#include "kernels/common/warp_steps.cuh"
 
 namespace lattica {
 
@@ -77,9 +76,11 @@ __device__ __forceinline__ T load_from_l2(const T* p) {
 template <class T, class F, class... Leading>
 __device__ __forceinline__ T block_sum_of(int64_t n, const F& f, Leading... leading) {
   T sum{};
-  for_strided_in_warp_step(static_cast<int64_t>(blockIdx.x) * kReduceBlock + threadIdx.x,
-                           static_cast<int64_t>(gridDim.x) * kReduceBlock, n,
-                           [&](int64_t i) { sum = sum + f(leading..., i); });
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kReduceBlock;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kReduceBlock + threadIdx.x; i < n;
+       i += stride) {
+    sum = sum + f(leading..., i);
+  }
   return block_reduce_sum(sum);
 }
 
