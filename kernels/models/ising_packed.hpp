@@ -249,20 +249,40 @@ struct PackedFlipClasses {
     uint32_t coming[kSlots];
     LATTICA_UNROLL
     for (int i = 0; i < kSlots; ++i) coming[i] = threshold[i];
-    for (uint64_t block = 0; undecided != 0 && block < 8; ++block) {
-      const PhiloxBlock b = philox4x32_10(
-          philox_counter(RngStream::site_update, replica, group_site, step + block), key);
-      const uint32_t words[4] = {b.x, b.y, b.z, b.w};
+    draw_from(0, mask, coming, undecided, key, replica, group_site, step, flip);
+  }
+
+  /// The four levels of Philox block b (the comparison's next four bits) for the undecided
+  /// sites of one word; `coming` holds the thresholds' bits still to compare, the next in the
+  /// sign bit.
+  LATTICA_HD_INLINE void draw_levels(const uint32_t (&mask)[kSlots], uint32_t (&coming)[kSlots],
+                                     const PhiloxBlock& b, uint32_t& undecided,
+                                     uint32_t& flip) const {
+    const uint32_t words[4] = {b.x, b.y, b.z, b.w};
+    LATTICA_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      uint32_t t = 0;
       LATTICA_UNROLL
-      for (int j = 0; j < 4; ++j) {
-        uint32_t t = 0;
-        LATTICA_UNROLL
-        for (int i = 0; i < kSlots; ++i) {
-          t |= mask[i] & static_cast<uint32_t>(static_cast<int32_t>(coming[i]) >> 31);
-          coming[i] <<= 1;
-        }
-        decide(words[j], t, undecided, flip);
+      for (int i = 0; i < kSlots; ++i) {
+        t |= mask[i] & static_cast<uint32_t>(static_cast<int32_t>(coming[i]) >> 31);
+        coming[i] <<= 1;
       }
+      decide(words[j], t, undecided, flip);
+    }
+  }
+
+  /// draw from block `first` on, where `coming` is what the blocks before left (precondition:
+  /// those blocks were drawn for this word with draw_levels).
+  LATTICA_HD_INLINE void draw_from(uint64_t first, const uint32_t (&mask)[kSlots],
+                                   uint32_t (&coming)[kSlots], uint32_t undecided, PhiloxKey key,
+                                   uint32_t replica, uint64_t group_site, uint64_t step,
+                                   uint32_t& flip) const {
+    for (uint64_t block = first; undecided != 0 && block < 8; ++block) {
+      draw_levels(mask, coming,
+                  philox4x32_10(
+                      philox_counter(RngStream::site_update, replica, group_site, step + block),
+                      key),
+                  undecided, flip);
     }
   }
 };
@@ -381,12 +401,42 @@ struct PackedIsingUpdate {
       for (int i = 0; i < 2 * D; ++i) anti[j][i] ^= s[j];  // 1 where anti-aligned
       classes.classify(anti[j], s[j], flip[j], mask[j], undecided[j]);
     }
-    // Each word's blocks in a loop of its own: one loop over the run's words (a thread's trip
-    // count the sum of its words' blocks, fewer for a warp to wait for) measured 17 % slower.
+    // Every word's first kFirstBlocks blocks are drawn whether it needs them or not (a block
+    // decides nothing in a word with no undecided site left, so the flips are the same): the
+    // run's Philox chains are independent, and the scheduler interleaves them. A word needs a
+    // third block in about 3 % of passes (a site decided only after 8 bits), but in a warp of
+    // 32 words one of them nearly always does, so the loop a word takes only as far as it needs
+    // cost the whole warp as much and ran its lanes apart. H200, 2D 65536^2 at T_c
+    // (tests/bench/results/session_k_nvidia_h200, calls 5-7): 1556 site updates/ns with every
+    // block in the loop, 1659 with the first drawn at once, 1755 with two, 1874 with three.
+    // The rare later blocks come in a loop per word (one loop over the run's words measured
+    // 17 % slower).
+    constexpr int kFirstBlocks = 3;
+    const PhiloxKey key = philox_key(seed);
+    uint32_t coming[kRun][kSlots];
     LATTICA_UNROLL
     for (int j = 0; j < kRun; ++j) {
-      classes.draw(mask[j], undecided[j], philox_key(seed), replica,
-                   static_cast<uint64_t>(group_site + 64 * j), step, flip[j]);
+      LATTICA_UNROLL
+      for (int i = 0; i < kSlots; ++i) coming[j][i] = classes.threshold[i];
+    }
+    LATTICA_UNROLL
+    for (int block = 0; block < kFirstBlocks; ++block) {
+      PhiloxBlock drawn[kRun];
+      LATTICA_UNROLL
+      for (int j = 0; j < kRun; ++j) {
+        drawn[j] = philox4x32_10(
+            philox_counter(RngStream::site_update, replica,
+                           static_cast<uint64_t>(group_site + 64 * j), step + block),
+            key);
+      }
+      LATTICA_UNROLL
+      for (int j = 0; j < kRun; ++j)
+        classes.draw_levels(mask[j], coming[j], drawn[j], undecided[j], flip[j]);
+    }
+    LATTICA_UNROLL
+    for (int j = 0; j < kRun; ++j) {
+      classes.draw_from(kFirstBlocks, mask[j], coming[j], undecided[j], key, replica,
+                        static_cast<uint64_t>(group_site + 64 * j), step, flip[j]);
     }
     uint32_t moved[kRun];
     IsingSums sums{};

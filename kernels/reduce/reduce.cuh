@@ -84,10 +84,13 @@ __device__ __forceinline__ T block_sum_of(int64_t n, const F& f, Leading... lead
   return block_reduce_sum(sum);
 }
 
-/// Resident blocks per SM the reduction is compiled for (at most 32 registers a thread): sums
-/// of up to 16 bytes (numbers, the discrete models' exact sums) keep full occupancy, so a
-/// functor that updates sites and returns their sums (PackedIsingUpdateSums) runs as fast as
-/// the update alone; larger sums (O(n): 96 bytes) leave the register count to the compiler.
+/// Resident blocks per SM the reductions of read-only functors are compiled for (at most 32
+/// registers a thread): sums of up to 16 bytes (numbers, the discrete models' exact sums) keep
+/// full occupancy; larger sums (O(n): 96 bytes) leave the register count to the compiler. The
+/// accumulations below take functors that update sites and return their sums, and have no such
+/// bound: held to 32 registers, the multi-spin update over runs of 4 words spilled 588 bytes a
+/// thread, and measuring every sweep cost 61 % of the sweep instead of 8-10 % (H200, 2D 8192^2,
+/// tests/bench/results/session_k_nvidia_h200/call6-7).
 template <class T>
 constexpr int reduce_min_blocks() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
@@ -142,9 +145,10 @@ __device__ __forceinline__ void add_exact(T* result, const T& sum) {
 
 /// *result += the sum of f(i) over a grid-stride range, for sums of 64-bit integers only: each
 /// block adds its partial (add_exact), so no block waits to add the partials (the fused
-/// update-and-measure passes would otherwise end on that tail every sweep).
+/// update-and-measure passes would otherwise end on that tail every sweep). Registers as f
+/// needs them (reduce_min_blocks).
 template <class T, class F>
-__global__ void __launch_bounds__(kReduceBlock, reduce_min_blocks<T>())
+__global__ void __launch_bounds__(kReduceBlock)
     accumulate_exact_kernel(int64_t n, F f, T* result) {
   const T sum = block_sum_of<T>(n, f);
   if (threadIdx.x == 0) add_exact(result, sum);
@@ -153,7 +157,7 @@ __global__ void __launch_bounds__(kReduceBlock, reduce_min_blocks<T>())
 /// results[first + s] += the sum of f(first + s, i) over block row s's grid-stride share of
 /// [0, n), s = blockIdx.y, for sums of 64-bit integers only (add_exact).
 template <class T, class F>
-__global__ void __launch_bounds__(kReduceBlock, reduce_min_blocks<T>())
+__global__ void __launch_bounds__(kReduceBlock)
     accumulate_exact_segments_kernel(int64_t n, F f, int64_t first, T* results) {
   const int64_t segment = first + static_cast<int64_t>(blockIdx.y);
   const T sum = block_sum_of<T>(n, f, segment);

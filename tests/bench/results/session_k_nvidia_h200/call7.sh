@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Session k, device call 7 (issue 20): the multi-spin kernels with the first two (sim_exp5) or
+# three (sim_exp4) Philox blocks of every word drawn at once, both with the fused
+# update-and-measure passes compiled without the reductions' register bound; beside NVIDIA's
+# cuIsingModel; then whole runs of 2D Ising 8192^2 measuring every sweep against once.
+set -uo pipefail
+L=/tmp/logs7; mkdir -p $L/json /tmp/b; T0=$SECONDS
+rm -rf /tmp/b/gpu; tar xJf .gpu/libs.tar.xz -C /tmp/b; source /tmp/b/gpu/env.sh
+for v in exp4 exp5; do xz -dc .gpu2/sim_$v.xz > /tmp/b/sim_$v; chmod +x /tmp/b/sim_$v; done
+P=$PWD/.gpu2/peer
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader; /tmp/b/sim_exp5 --version; } > $L/machine.txt 2>&1
+export OMP_NUM_THREADS=8
+mkdir -p /tmp/w && cd /tmp/w
+bench() { # version name args...
+  local v=$1 name=$2; shift 2
+  timeout 120 /tmp/b/sim_$v bench --repeats 5 --json $L/json/${name}_$v.json "$@" >> $L/bench_$v.txt 2>&1
+  echo "$name $v rc=$? $(grep -o '"site_updates_per_ns": [0-9.]*' $L/json/${name}_$v.json | head -1)" >> $L/steps.txt
+}
+run() { # version every round
+  local v=$1 every=$2 round=$3; rm -f /tmp/w/r.h5
+  local s=$(date +%s.%N)
+  timeout 120 /tmp/b/sim_$v $OLDPWD/inputs/lattice.toml --set 'lattice.dims=[8192,8192]' --set run.thermalization=0 --set run.measurements=$((20000 / every)) --set run.measure_every=$every --set output.snapshot_every=0 --set output.path=/tmp/w/r.h5 > $L/run_${v}_${every}_$round.txt 2>&1
+  local rc=$? e=$(date +%s.%N)
+  echo "run $v measure_every=$every round $round rc=$rc wall $(awk "BEGIN{print $e - $s}") s: $(grep -o 'in [0-9.]* s ([0-9.]* site updates/ns' $L/run_${v}_${every}_$round.txt)" >> $L/steps.txt
+}
+peer() { timeout 100 $P/cuIsing -x 65536 -y 65536 -n 3000 -p 1000 -a 1.0 -g 1 > $L/peer_$1.txt 2>&1; echo "peer_$1 rc=$? $(grep -o 'spins/ns: [0-9.]*' $L/peer_$1.txt)" >> $L/steps.txt; }
+for round in 1 2; do
+  for v in exp5 exp4; do
+    bench $v ms2d_65536_$round --model ising --kernel "metropolis multispin" --dims 65536 65536 --cpu-dims 256 256
+    bench $v hb2d_65536_$round --model ising --kernel "heatbath multispin" --dims 65536 65536 --cpu-dims 256 256
+    bench $v ms3d_512_$round --model ising --kernel "metropolis multispin" --dims 512 512 512 --cpu-dims 32 32 32
+  done
+  peer $round
+done
+for round in 1 2; do
+  for v in exp5 exp4; do run $v 1 $round; run $v 20000 $round; done
+done
+echo "total $((SECONDS-T0)) s" >> $L/steps.txt
+cd $L && tar czf $OUT/call7_logs.tgz steps.txt machine.txt bench_*.txt run_*.txt json peer_*.txt 2>/dev/null; cp steps.txt $OUT/
