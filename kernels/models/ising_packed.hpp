@@ -278,11 +278,11 @@ struct PackedFlipClasses {
                                    uint32_t replica, uint64_t group_site, uint64_t step,
                                    uint32_t& flip) const {
     for (uint64_t block = first; undecided != 0 && block < 8; ++block) {
-      draw_levels(mask, coming,
-                  philox4x32_10(
-                      philox_counter(RngStream::site_update, replica, group_site, step + block),
-                      key),
-                  undecided, flip);
+      draw_levels(
+          mask, coming,
+          philox4x32_10(philox_counter(RngStream::site_update, replica, group_site, step + block),
+                        key),
+          undecided, flip);
     }
   }
 };
@@ -424,10 +424,10 @@ struct PackedIsingUpdate {
       PhiloxBlock drawn[kRun];
       LATTICA_UNROLL
       for (int j = 0; j < kRun; ++j) {
-        drawn[j] = philox4x32_10(
-            philox_counter(RngStream::site_update, replica,
-                           static_cast<uint64_t>(group_site + 64 * j), step + block),
-            key);
+        drawn[j] =
+            philox4x32_10(philox_counter(RngStream::site_update, replica,
+                                         static_cast<uint64_t>(group_site + 64 * j), step + block),
+                          key);
       }
       LATTICA_UNROLL
       for (int j = 0; j < kRun; ++j)

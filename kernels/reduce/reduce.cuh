@@ -89,7 +89,7 @@ __device__ __forceinline__ T block_sum_of(int64_t n, const F& f, Leading... lead
 /// full occupancy; larger sums (O(n): 96 bytes) leave the register count to the compiler. The
 /// accumulations below take functors that update sites and return their sums, and have no such
 /// bound: held to 32 registers, the multi-spin update over runs of 4 words spilled 588 bytes a
-/// thread, and measuring every sweep cost 61 % of the sweep instead of 8-10 % (H200, 2D 8192^2,
+/// thread, and measuring every sweep cost 61 % of the sweep instead of 8-12 % (H200, 2D 8192^2,
 /// tests/bench/results/session_k_nvidia_h200/call6-7).
 template <class T>
 constexpr int reduce_min_blocks() {
@@ -148,8 +148,7 @@ __device__ __forceinline__ void add_exact(T* result, const T& sum) {
 /// update-and-measure passes would otherwise end on that tail every sweep). Registers as f
 /// needs them (reduce_min_blocks).
 template <class T, class F>
-__global__ void __launch_bounds__(kReduceBlock)
-    accumulate_exact_kernel(int64_t n, F f, T* result) {
+__global__ void __launch_bounds__(kReduceBlock) accumulate_exact_kernel(int64_t n, F f, T* result) {
   const T sum = block_sum_of<T>(n, f);
   if (threadIdx.x == 0) add_exact(result, sum);
 }
