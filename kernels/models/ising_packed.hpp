@@ -404,9 +404,10 @@ struct PackedIsingUpdate {
     // Every word's first kFirstBlocks blocks are drawn whether it needs them or not (a block
     // decides nothing in a word with no undecided site left, so the flips are the same): the
     // run's Philox chains are independent, and the scheduler interleaves them. A word needs a
-    // third block in about 3 % of passes (a site decided only after 8 bits), but in a warp of
-    // 32 words one of them nearly always does, so the loop a word takes only as far as it needs
-    // cost the whole warp as much and ran its lanes apart. H200, 2D 65536^2 at T_c
+    // third block only where a site is still undecided after 8 bits (a few per cent of words),
+    // but a warp's 32 lanes wait for their slowest word, so the loop that drew a word's blocks
+    // only as far as it needed cost most warps the third block all the same and ran their
+    // lanes apart. H200, 2D 65536^2 at T_c
     // (tests/bench/results/session_k_nvidia_h200, calls 5-7): 1556 site updates/ns with every
     // block in the loop, 1659 with the first drawn at once, 1755 with two, 1874 with three.
     // The rare later blocks come in a loop per word (one loop over the run's words measured
