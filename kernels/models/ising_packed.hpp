@@ -238,23 +238,18 @@ struct PackedFlipClasses {
     undecided ^= decided;
   }
 
-  /// Adds to flip the flips among the undecided sites of one word, by the group's stream
-  /// (counter: its block at update_step(sweep, pass, 0)), four levels per Philox block. Sites
-  /// still undecided after 32 bits have u == t: no flip.
-  LATTICA_HD_INLINE void draw(const uint32_t (&mask)[kSlots], uint32_t undecided, PhiloxKey key,
-                              uint32_t replica, uint64_t group_site, uint64_t step,
-                              uint32_t& flip) const {
-    // The thresholds' bits of the coming level in their sign bits: an arithmetic shift makes
-    // each a word of all ones or zeros, cheaper than extracting bit 31 - level.
-    uint32_t coming[kSlots];
-    LATTICA_UNROLL
-    for (int i = 0; i < kSlots; ++i) coming[i] = threshold[i];
-    draw_from(0, mask, coming, undecided, key, replica, group_site, step, flip);
+  /// Philox block b of a group's stream in a pass (counter: its block at update_step(sweep,
+  /// pass, 0) + b).
+  static LATTICA_HD_INLINE PhiloxBlock group_block(PhiloxKey key, uint32_t replica,
+                                                   uint64_t group_site, uint64_t step, uint64_t b) {
+    return philox4x32_10(philox_counter(RngStream::site_update, replica, group_site, step + b),
+                         key);
   }
 
-  /// The four levels of Philox block b (the comparison's next four bits) for the undecided
-  /// sites of one word; `coming` holds the thresholds' bits still to compare, the next in the
-  /// sign bit.
+  /// The four levels of one Philox block (the comparison's next four bits) for the undecided
+  /// sites of one word. `coming`, from `threshold` on, holds the thresholds' bits still to
+  /// compare, the next in the sign bit: an arithmetic shift makes each a word of all ones or
+  /// zeros, cheaper than extracting bit 31 - level.
   LATTICA_HD_INLINE void draw_levels(const uint32_t (&mask)[kSlots], uint32_t (&coming)[kSlots],
                                      const PhiloxBlock& b, uint32_t& undecided,
                                      uint32_t& flip) const {
@@ -271,19 +266,16 @@ struct PackedFlipClasses {
     }
   }
 
-  /// draw from block `first` on, where `coming` is what the blocks before left (precondition:
-  /// those blocks were drawn for this word with draw_levels).
+  /// Adds to flip the flips among the undecided sites of one word from block `first` of its
+  /// group's stream on, where `coming` is what blocks 0 .. first - 1 left (draw_levels). Sites
+  /// still undecided after 32 bits have u == t: no flip.
   LATTICA_HD_INLINE void draw_from(uint64_t first, const uint32_t (&mask)[kSlots],
                                    uint32_t (&coming)[kSlots], uint32_t undecided, PhiloxKey key,
                                    uint32_t replica, uint64_t group_site, uint64_t step,
                                    uint32_t& flip) const {
-    for (uint64_t block = first; undecided != 0 && block < 8; ++block) {
-      draw_levels(
-          mask, coming,
-          philox4x32_10(philox_counter(RngStream::site_update, replica, group_site, step + block),
-                        key),
-          undecided, flip);
-    }
+    for (uint64_t block = first; undecided != 0 && block < 8; ++block)
+      draw_levels(mask, coming, group_block(key, replica, group_site, step, block), undecided,
+                  flip);
   }
 };
 
@@ -424,12 +416,9 @@ struct PackedIsingUpdate {
     for (int block = 0; block < kFirstBlocks; ++block) {
       PhiloxBlock drawn[kRun];
       LATTICA_UNROLL
-      for (int j = 0; j < kRun; ++j) {
-        drawn[j] =
-            philox4x32_10(philox_counter(RngStream::site_update, replica,
-                                         static_cast<uint64_t>(group_site + 64 * j), step + block),
-                          key);
-      }
+      for (int j = 0; j < kRun; ++j)
+        drawn[j] = classes.group_block(key, replica, static_cast<uint64_t>(group_site + 64 * j),
+                                       step, static_cast<uint64_t>(block));
       LATTICA_UNROLL
       for (int j = 0; j < kRun; ++j)
         classes.draw_levels(mask[j], coming[j], drawn[j], undecided[j], flip[j]);
