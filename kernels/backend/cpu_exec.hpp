@@ -44,6 +44,9 @@ class CpuExec {
   static constexpr const char* kBackendName = "cpu";
   /// Threads that take one task together when a functor is written for it (one thread).
   static constexpr int kWarpLanes = 1;
+  /// Whether site functors should index in 32 bits where the lattice allows: no, a CPU does
+  /// 64-bit arithmetic as fast.
+  static constexpr bool kNarrowSiteIndices = false;
 
   /// threads = 0 uses OpenMP's default (OMP_NUM_THREADS or the core count).
   explicit CpuExec(int threads) : threads_(threads > 0 ? threads : omp_get_max_threads()) {}

@@ -2,6 +2,7 @@
 // CUDA execution policy: the same site functors as CpuExec, launched as kernels on one stream.
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -136,6 +137,9 @@ class CudaExec {
   static constexpr const char* kBackendName = "cuda";
   /// Threads that take one task together when a functor is written for it (a warp).
   static constexpr int kWarpLanes = 32;
+  /// Whether site functors should index in 32 bits where the lattice allows: yes, a GPU takes
+  /// several instructions for each 64-bit multiply, compare or add.
+  static constexpr bool kNarrowSiteIndices = true;
 
   explicit CudaExec(const ExecOptions& options)
       : CudaExec(options.cuda_device, options.cuda_block_size) {}
@@ -175,11 +179,12 @@ class CudaExec {
 
   /// Launches f over [0, n) on the stream; asynchronous. The block size is the configured one,
   /// capped at what the kernel's register use allows (heavy functors such as the O(4) updates
-  /// cannot run 1024 threads per block); the chain does not depend on it.
+  /// cannot run 1024 threads per block) and halved where smaller blocks keep more warps
+  /// resident (block_size_for); the chain does not depend on it.
   template <class F>
   void for_each(int64_t n, const F& f) const {
     if (n <= 0) return;
-    const int block = std::min(block_size_, max_block_size<F>());
+    const int block = block_size_for<F>();
     int64_t grid = (n + block - 1) / block;
     if (grid > max_grid_) grid = max_grid_;  // the grid-stride loop covers the rest
     for_each_kernel<<<static_cast<unsigned>(grid), block, 0, stream_>>>(n, f);
@@ -441,6 +446,38 @@ class CudaExec {
   cudaStream_t stream() const { return stream_; }
 
  private:
+  /// Threads per block of for_each_kernel<F>: the configured size where the kernel can launch
+  /// it, halved (down to 64) while that keeps more warps resident. A functor with many
+  /// registers fits fewer whole large blocks in an SM's registers: phi^4's runs of 8 (72
+  /// registers) fit 3 blocks of 256 threads (24 warps) but 7 of 128 (28 warps).
+  template <class F>
+  int block_size_for() const {
+    int block = std::min(block_size_, max_block_size<F>());
+    if ((block & (block - 1)) != 0) return block;  // only powers of two are compared
+    while (block > 64 && resident_warps<F>(block / 2) > resident_warps<F>(block)) block /= 2;
+    return block;
+  }
+
+  /// Warps of for_each_kernel<F> an SM holds at once in blocks of `block` threads, a power of
+  /// two from 32 to the kernel's largest block (asked once per functor type; all devices of a
+  /// process are assumed to share an architecture).
+  template <class F>
+  static int resident_warps(int block) {
+    static const std::array<int, 11> warps = [] {  // by log2 of the block size
+      std::array<int, 11> w{};
+      for (int log2 = 5; log2 <= 10 && (1 << log2) <= max_block_size<F>(); ++log2) {
+        int blocks = 0;
+        LATTICA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks, for_each_kernel<F>, 1 << log2, 0));
+        w[log2] = blocks << (log2 - 5);
+      }
+      return w;
+    }();
+    int log2 = 0;
+    while ((1 << log2) < block && log2 < 10) ++log2;
+    return warps[log2];
+  }
+
   /// Most threads per block for_each_kernel<F> can launch with (asked once per functor type;
   /// all devices of a process are assumed to share an architecture).
   template <class F>

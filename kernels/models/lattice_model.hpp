@@ -199,9 +199,14 @@ bool fits_runs(const Checkerboard<D>& lattice, const Spin* spins) {
 /// of accepted Metropolis moves at replica * V/2 + j.
 /// Each replica takes its own couplings from `params` (the same for all without tempering;
 /// SharedParams or TableParams, kernels/models/replica_params.hpp, to decide that at launch).
+/// Index is the type of colour-local indices: int64_t, or on the GPU uint32_t where the lattice
+/// fits_32_bits() (not kBoxed): 64-bit integer arithmetic takes several GPU instructions per
+/// operation, and an O(3) update spent half of its instructions locating its site.
 template <int D, class Model, bool kBoxed = false,
-          class Couplings = ReplicaParams<typename Model::Params>, int kRun = 1>
+          class Couplings = ReplicaParams<typename Model::Params>, int kRun = 1,
+          class Index = int64_t>
 struct UpdateColour {
+  static_assert(!kBoxed || std::is_same_v<Index, int64_t>, "a box names sites in 64 bits");
   using Spin = typename Model::Spin;
   Checkerboard<D> lattice;
   Couplings params;
@@ -222,12 +227,13 @@ struct UpdateColour {
   template <bool kSums>
   LATTICA_HD_INLINE auto update_run(int64_t index) const {
     const int64_t first = index * kRun;
-    const int64_t replica = lattice.by_half_volume.divide(first);
-    const int64_t j = first - replica * lattice.half_volume;
+    // One replica (the usual case) needs no division.
+    const int64_t replica = first < lattice.half_volume ? 0 : lattice.by_half_volume.divide(first);
+    const auto j = static_cast<Index>(first - replica * lattice.half_volume);
     Spin* base = spins + replica * lattice.volume();
     Spin* own = base + colour * lattice.half_volume;
     const Spin* other = base + (1 - colour) * lattice.half_volume;
-    const auto at = lattice.template locate_run<kRun, kBoxed>(j, colour);
+    const auto at = lattice.template locate_run<kRun, kBoxed, Index>(j, colour);
     // The run's sites and, per neighbour direction but the last axis, the run of neighbours;
     // along the last axis the other colour's pairs of the row and the one beside them.
     Spin sites[kRun], across[2 * D - 1][kRun];
@@ -267,9 +273,9 @@ struct UpdateColour {
 /// UpdateColour of colour 1 that also returns each run's sums (update_run), as f(replica, i)
 /// over the replica's runs i for a segmented accumulation: the sweep's last pass fused with its
 /// measurement, for models whose sums are exact integers (summed in any order).
-template <int D, class Model, class Couplings, int kRun>
+template <int D, class Model, class Couplings, int kRun, class Index = int64_t>
 struct UpdateColourSums {
-  UpdateColour<D, Model, false, Couplings, kRun> update;
+  UpdateColour<D, Model, false, Couplings, kRun, Index> update;
   LATTICA_HD_INLINE typename Model::Sums operator()(int64_t replica, int64_t i) const {
     return update.template update_run<true>(replica * (update.lattice.half_volume / kRun) + i);
   }

@@ -4,9 +4,12 @@
 //
 // H = -J sum_<ij> s_i . s_j - h sum_i s_i^0 with unit vectors s_i in R^n, J = 1; the field h
 // points along component 0. Every move sees the local field F = sum_nb s_nb + h e_0:
-// - Metropolis proposes s' = (s + step g) / |s + step g| with g an isotropic Gaussian vector.
-//   The proposal density depends only on the angle between s and s' (g is invariant under every
-//   rotation and reflection), so it is symmetric and min(1, exp(beta (s' - s) . F)) is exact.
+// - Metropolis proposes s' = (s + g) / |s + g| with g of uniform direction and a length uniform
+//   in (0, step). The proposal density depends only on the angle between s and s' (g is
+//   invariant under every rotation and reflection), so it is symmetric and
+//   min(1, exp(beta (s' - s) . F)) is exact. For n <= 3 a proposal and its acceptance take one
+//   Philox block (n - 1 words for the direction, one for the length, one for the test); an
+//   isotropic Gaussian g took two blocks and two Box-Muller pairs for n = 3.
 // - Heat bath samples exp(beta s . F) exactly: for n = 2 the angle to F is von Mises distributed
 //   (Best and Fisher's rejection method); for n >= 3, x = cos(angle) is drawn from exp(k x) by
 //   inversion and, for n > 3, accepted with probability (1 - x^2)^((n-3)/2), then the direction
@@ -39,7 +42,7 @@ struct OnParams {
   uint64_t seed;
   double beta;
   double field;  ///< h, along component 0
-  double step;   ///< Metropolis step: the Gaussian displacement's standard deviation
+  double step;   ///< Metropolis step: the largest length of the displacement g
   int hits;      ///< Metropolis proposals per site and pass
   int dims;      ///< lattice dimension d
 };
@@ -87,12 +90,33 @@ struct OnModel {
     return true;
   }
 
-  /// A uniformly distributed unit vector.
+  /// A uniformly distributed unit vector from the next N - 1 words, in the sphere's own
+  /// coordinates (no rejection, no logarithm): n = 2 an angle; n = 3 Archimedes' theorem (the
+  /// component along an axis is uniform in (-1, 1), the angle about it uniform); n = 4 two
+  /// circles whose squared radii a and 1 - a split uniformly (a is uniform on S^3).
   LATTICA_HD_INLINE static Spin uniform_direction(SiteRandom& random) {
+    const Real turn = Real(2) * real_math::kPi<Real>;
     Spin v;
-    do {
-      gaussian_vector<Real, N>(random, v.c);
-    } while (!normalise(v));
+    if constexpr (N == 2) {
+      real_math::sincos(turn * uniform_open<Real>(random.next()), &v.c[1], &v.c[0]);
+    } else if constexpr (N == 3) {
+      const Real z = Real(2) * uniform_open<Real>(random.next()) - Real(1);
+      const Real radius = real_math::sqrt((Real(1) - z) * (Real(1) + z));
+      Real sine, cosine;
+      real_math::sincos(turn * uniform_open<Real>(random.next()), &sine, &cosine);
+      v.c[0] = radius * cosine;
+      v.c[1] = radius * sine;
+      v.c[2] = z;
+    } else {
+      const Real a = uniform_open<Real>(random.next());
+      const Real radii[2] = {real_math::sqrt(a), real_math::sqrt(Real(1) - a)};
+      for (int circle = 0; circle < 2; ++circle) {
+        Real sine, cosine;
+        real_math::sincos(turn * uniform_open<Real>(random.next()), &sine, &cosine);
+        v.c[2 * circle] = radii[circle] * cosine;
+        v.c[2 * circle + 1] = radii[circle] * sine;
+      }
+    }
     return v;
   }
 
@@ -154,13 +178,14 @@ struct OnModel {
     return f;
   }
 
-  /// Metropolis' proposal (s + step g) / |s + step g| into `proposal`; false when it has no
-  /// direction (then the move must be refused). Multicanonical walkers propose the same way.
+  /// Metropolis' proposal (s + g) / |s + g|, g of uniform direction and a length uniform in
+  /// (0, step), into `proposal`; false when it has no direction (then the move must be
+  /// refused). Multicanonical walkers propose the same way.
   LATTICA_HD_INLINE static bool metropolis_proposal(Real step, const Spin& s, SiteRandom& random,
                                                     Spin& proposal) {
-    Spin g;
-    gaussian_vector<Real, N>(random, g.c);
-    for (int c = 0; c < N; ++c) proposal.c[c] = s.c[c] + step * g.c[c];
+    const Spin direction = uniform_direction(random);
+    const Real length = step * uniform_open<Real>(random.next());
+    for (int c = 0; c < N; ++c) proposal.c[c] = s.c[c] + length * direction.c[c];
     return normalise(proposal);
   }
 

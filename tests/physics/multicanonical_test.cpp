@@ -708,7 +708,7 @@ TEST(MulticanonicalContinuous, HeisenbergRingInFloatReweightedToEveryBetaIsExact
   Config c = continuous_config("on", 6, 24, {});
   c.n = 3;
   c.precision = "float";
-  c.step = 1.0;
+  c.step = 3.0;  // displacements of 1.5 on average (a Gaussian one of standard deviation 1: 1.6)
   c.muca_initial_weights = "canonical";
   c.beta = 1.0;
   const MulticanonicalRecord r = run_cpu(c);

@@ -69,6 +69,28 @@ void check_geometry(std::vector<int64_t> dims) {
     EXPECT_EQ(got, want) << "site " << i;
   }
 
+  // The GPU's 32-bit arithmetic (Index uint32_t, fits_32_bits) locates every site and run as
+  // the 64-bit one does.
+  ASSERT_TRUE(g.fits_32_bits());
+  for (int colour = 0; colour < 2; ++colour) {
+    for (int64_t j = 0; j < g.half_volume; ++j) {
+      const auto wide = g.template locate_run<1>(j, colour);
+      const auto narrow =
+          g.template locate_run<1, false, uint32_t>(static_cast<uint32_t>(j), colour);
+      EXPECT_EQ(narrow.parity, wide.parity) << "site " << j << " colour " << colour;
+      EXPECT_EQ(int64_t{narrow.site}, wide.site) << "site " << j << " colour " << colour;
+      for (int k = 0; k < 2 * D; ++k)
+        EXPECT_EQ(int64_t{narrow.other[k]}, wide.other[k]) << "site " << j << ", neighbour " << k;
+      if (g.half_last % 2 == 0 && j % 2 == 0) {
+        const auto wide2 = g.template locate_run<2>(j, colour);
+        const auto narrow2 =
+            g.template locate_run<2, false, uint32_t>(static_cast<uint32_t>(j), colour);
+        for (int k = 0; k < 2 * D; ++k)
+          EXPECT_EQ(int64_t{narrow2.other[k]}, wide2.other[k]) << "run of 2 at " << j;
+      }
+    }
+  }
+
   // locate_run names the same neighbours and sites for each site of a run as visit_neighbours.
   constexpr int kRun = 4;
   if (g.half_last % kRun != 0) return;

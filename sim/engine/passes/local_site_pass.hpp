@@ -143,15 +143,33 @@ class LocalSitePass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mod
         }
       });
     } else {
-      const UpdateColour<D, Model, false, Couplings, kRun> update{
-          c_.lattice, couplings, sites, accepted, colour, algorithm, index, sweep};
-      if (!sums) return c_.exec.for_each(c_.settings.replicas * runs_per_replica, update);
-      if constexpr (Model::kExactHistograms) {  // fuses_measurement(): colour 1 only
-        c_.exec.template accumulate_exact_segments_into<Sums>(
-            c_.settings.replicas, runs_per_replica,
-            UpdateColourSums<D, Model, Couplings, kRun>{update}, sums);
-      }
+      with_site_index([&](auto index_type) {
+        using Index = typename decltype(index_type)::type;
+        const UpdateColour<D, Model, false, Couplings, kRun, Index> update{
+            c_.lattice, couplings, sites, accepted, colour, algorithm, index, sweep};
+        if (!sums) return c_.exec.for_each(c_.settings.replicas * runs_per_replica, update);
+        if constexpr (Model::kExactHistograms) {  // fuses_measurement(): colour 1 only
+          c_.exec.template accumulate_exact_segments_into<Sums>(
+              c_.settings.replicas, runs_per_replica,
+              UpdateColourSums<D, Model, Couplings, kRun, Index>{update}, sums);
+        }
+      });
     }
+  }
+
+  /// f(IndexType<uint32_t>) where the backend prefers 32-bit site indices and the lattice fits
+  /// them (Checkerboard::fits_32_bits), else f(IndexType<int64_t>): one kernel for each, so
+  /// neither carries the other's code or registers.
+  template <class T>
+  struct IndexType {
+    using type = T;
+  };
+  template <class F>
+  void with_site_index(const F& f) const {
+    if constexpr (Exec::kNarrowSiteIndices) {
+      if (c_.lattice.fits_32_bits()) return f(IndexType<uint32_t>{});
+    }
+    f(IndexType<int64_t>{});
   }
 
   PassContext<Exec, D, Model, Storage> c_;
