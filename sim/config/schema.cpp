@@ -129,8 +129,8 @@ std::vector<KeySpec> make_specs() {
                   "must be > 0 (initial Metropolis step size)")
           .for_models(kContinuous)
           .explained("initial Metropolis step size, > 0",
-                     "initial Metropolis step (O(n): standard deviation of the Gaussian "
-                     "displacement g; phi^4: half-width of the uniform proposal)"),
+                     "initial Metropolis step (O(n): the largest length of the displacement "
+                     "g; phi^4: half-width of the uniform proposal)"),
       KeySpec("update", "tune", K::boolean, &Config::tune_step)
           .defaults_to(true)
           .for_models(kContinuous)
