@@ -24,3 +24,15 @@ constexpr bool kDeviceCode = true;
 #else
 constexpr bool kDeviceCode = false;
 #endif
+
+/// p, with the compiler told nothing about where it points: the device code then adds 32-bit
+/// offsets to it as one wide multiply-add each, instead of folding the 64-bit offsets that formed
+/// p into every address (session l, call 7: O(3) float over-relaxation 84.5 -> 87.5 updates/ns).
+/// The identity on the host.
+template <class T>
+LATTICA_HD_INLINE T* opaque_pointer(T* p) {
+#if defined(__CUDA_ARCH__)
+  asm("" : "+l"(p));
+#endif
+  return p;
+}

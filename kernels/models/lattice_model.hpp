@@ -176,12 +176,17 @@ LATTICA_HD_INLINE void store_run(T* p, const T (&values)[kRun]) {
 /// of the run and its neighbours (half of a phi^4 float update site by site) and load whole
 /// runs. Float scalar fields take runs of 8 (phi^4 on an H200, 256^3, Metropolis / over-
 /// relaxation site updates per ns: runs of 2, 4, 8: 87 / 100, 105 / 125, 113 / 140, the
-/// registers 39, 52, 72), double ones 4 (twice the registers a value); O(n) vectors and the
-/// discrete models' bytes 1 (runs of O(3) floats needed 70 registers where one site needs 46,
-/// for a sixth of the instructions).
+/// registers 39, 52, 72), double ones 4 (twice the registers a value), the discrete models'
+/// bytes 1. A model's header may specialise this for its own spin type (on.hpp does).
+template <class Spin>
+struct UpdateRun {
+  static constexpr int length = std::is_same_v<Spin, float>      ? 8
+                                : std::is_floating_point_v<Spin> ? 4
+                                                                 : 1;
+};
 template <class Spin>
 constexpr int update_run_length() {
-  return std::is_same_v<Spin, float> ? 8 : std::is_floating_point_v<Spin> ? 4 : 1;
+  return UpdateRun<Spin>::length;
 }
 
 /// Whether UpdateColour may take runs of kRun sites: whole runs per row and storage aligned for
@@ -231,8 +236,8 @@ struct UpdateColour {
     const int64_t replica = first < lattice.half_volume ? 0 : lattice.by_half_volume.divide(first);
     const auto j = static_cast<Index>(first - replica * lattice.half_volume);
     Spin* base = spins + replica * lattice.volume();
-    Spin* own = base + colour * lattice.half_volume;
-    const Spin* other = base + (1 - colour) * lattice.half_volume;
+    Spin* own = opaque_pointer(base + colour * lattice.half_volume);
+    const Spin* other = opaque_pointer(base + (1 - colour) * lattice.half_volume);
     const auto at = lattice.template locate_run<kRun, kBoxed, Index>(j, colour);
     // The run's sites and, per neighbour direction but the last axis, the run of neighbours;
     // along the last axis the other colour's pairs of the row and the one beside them.

@@ -22,7 +22,7 @@ def kind(source):
         return "Philox multiplies"
     if op.startswith("LOP3") and (", 0x96" in source or ", 0x3c" in source):
         return "Philox XORs (and other XORs)"
-    if op.startswith(("LDG", "STG")):
+    if re.match(r"(LDG|STG|LD|ST)(\.|$)", op):  # LD/ST: generic addresses (opaque_pointer)
         return "global loads and stores"
     if op.startswith("MUFU"):
         return "special functions (MUFU)"

@@ -179,8 +179,8 @@ TEST(GpuSiteUpdate, RunsLocatedIn32And64BitsAgreeBitForBit) {
   const std::vector<UpdateAlgorithm> local{UpdateAlgorithm::metropolis,
                                            UpdateAlgorithm::overrelaxation};
   const OnParams on3{79, 0.7, 0.2, 0.9, 1, 3};
-  expect_same_in_32_and_64_bits<3, OnModel<float, 3>, 1>(on3, local, {6, 10, 8}, 3,
-                                                         "O(3) float 3D");
+  expect_same_in_32_and_64_bits<3, OnModel<float, 3>, 2>(on3, local, {6, 10, 8}, 3,
+                                                         "O(3) float 3D, runs of 2");
   const OnParams on2{80, 1.1, 0.0, 1.2, 2, 4};
   expect_same_in_32_and_64_bits<4, OnModel<double, 2>, 1>(on2, {UpdateAlgorithm::heatbath},
                                                           {4, 6, 4, 8}, 2, "O(2) double 4D");

@@ -11,6 +11,7 @@
 
 #include "kernels/lattice/checkerboard.hpp"
 #include "kernels/models/lattice_model.hpp"
+#include "kernels/models/on.hpp"
 #include "kernels/models/phi4.hpp"
 
 namespace lattica {
@@ -50,30 +51,40 @@ std::vector<typename Model::Spin> chain(const int64_t (&dims)[D], const typename
   return spins;
 }
 
-template <class Real>
-void check_phi4_runs() {
-  const Phi4Params p{2026, 0.19, 1.1, 0.05, 1.3, 2, 3};
-  const int64_t dims[3] = {4, 6, 32};  // rows of 16 sites of a colour: 2 runs of 8
+/// The chain of a 4 x 6 x 32 lattice (rows of 16 sites of a colour) in runs of each of kRuns
+/// sites against site by site, bit for bit.
+template <class Model, int... kRuns>
+void check_runs(const typename Model::Params& p) {
+  using Spin = typename Model::Spin;
+  const int64_t dims[3] = {4, 6, 32};
   const std::vector<UpdateAlgorithm> sequence = {UpdateAlgorithm::metropolis,
                                                  UpdateAlgorithm::overrelaxation};
   std::vector<uint8_t> by_site;
-  const auto sites = chain<1, 3, Phi4Model<Real>>(dims, p, sequence, 2, 3, by_site);
+  const auto sites = chain<1, 3, Model>(dims, p, sequence, 2, 3, by_site);
   const auto expect_runs = [&](auto run) {
     constexpr int kRun = decltype(run)::value;
     SCOPED_TRACE(::testing::Message() << "runs of " << kRun);
     std::vector<uint8_t> by_run;
-    const auto runs = chain<kRun, 3, Phi4Model<Real>>(dims, p, sequence, 2, 3, by_run);
+    const auto runs = chain<kRun, 3, Model>(dims, p, sequence, 2, 3, by_run);
     ASSERT_EQ(sites.size(), runs.size());
-    EXPECT_EQ(0, std::memcmp(sites.data(), runs.data(), sites.size() * sizeof(Real)));
+    EXPECT_EQ(0, std::memcmp(sites.data(), runs.data(), sites.size() * sizeof(Spin)));
     EXPECT_EQ(by_site, by_run);
   };
-  expect_runs(std::integral_constant<int, 2>{});
-  expect_runs(std::integral_constant<int, 4>{});
-  expect_runs(std::integral_constant<int, 8>{});
+  (expect_runs(std::integral_constant<int, kRuns>{}), ...);
 }
 
-TEST(UpdateRuns, Phi4FloatSameChainAsSiteBySite) { check_phi4_runs<float>(); }
-TEST(UpdateRuns, Phi4DoubleSameChainAsSiteBySite) { check_phi4_runs<double>(); }
+const Phi4Params kPhi4{2026, 0.19, 1.1, 0.05, 1.3, 2, 3};
+const OnParams kOn{2027, 0.8, 0.2, 1.5, 2, 3};
+
+TEST(UpdateRuns, Phi4FloatSameChainAsSiteBySite) { check_runs<Phi4Model<float>, 2, 4, 8>(kPhi4); }
+TEST(UpdateRuns, Phi4DoubleSameChainAsSiteBySite) { check_runs<Phi4Model<double>, 2, 4, 8>(kPhi4); }
+// O(2) and O(3) floats run in pairs (UpdateRun in on.hpp); pairs of O(3) doubles use the 8-byte
+// words' other path (24 bytes a pair) and runs of 4 the 16-byte words.
+TEST(UpdateRuns, OnSameChainAsSiteBySite) {
+  check_runs<OnModel<float, 2>, 2, 4>(kOn);
+  check_runs<OnModel<float, 3>, 2, 4>(kOn);
+  check_runs<OnModel<double, 3>, 2>(kOn);
+}
 
 }  // namespace
 }  // namespace lattica
