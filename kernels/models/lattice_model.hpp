@@ -184,10 +184,6 @@ struct UpdateRun {
                                 : std::is_floating_point_v<Spin> ? 4
                                                                  : 1;
 };
-template <class Spin>
-constexpr int update_run_length() {
-  return UpdateRun<Spin>::length;
-}
 
 /// Whether UpdateColour may take runs of kRun sites: whole runs per row and storage aligned for
 /// load_run's words (the largest is 16 bytes).

@@ -193,7 +193,7 @@ void check_conditional(const Sequence& sequence, int hits, int64_t samples = 200
   s.c[0] = 1;
   const auto bins = static_cast<size_t>(samples / bin);
   std::vector<double> x(bins), x2(bins), y(bins);
-  for (int64_t t = 0; t < samples; ++t) {
+  for (int64_t t = 0; t < static_cast<int64_t>(bins) * bin; ++t) {  // whole bins only
     for (size_t pass = 0; pass < sequence.size(); ++pass) {
       SiteRandom random(2024, RngStream::site_update, 0, 77,
                         update_step(static_cast<uint64_t>(t), static_cast<uint32_t>(pass), 0));

@@ -112,11 +112,11 @@ class LocalSitePass final : public Pass<Exec, D, Model, SiteStorage<Exec, D, Mod
   using Spin = typename Model::Spin;
   int64_t sites_per_colour() const { return c_.settings.replicas * c_.lattice.half_volume; }
 
-  /// f(std::integral_constant<int, run>): the model's update_run_length() where the lattice and
+  /// f(std::integral_constant<int, run>): the spin's UpdateRun length where the lattice and
   /// the storage allow it (fits_runs), else 1.
   template <class F>
   void with_update_run(const F& f) const {
-    constexpr int kRun = update_run_length<Spin>();
+    constexpr int kRun = UpdateRun<Spin>::length;
     if constexpr (kRun > 1) {
       if (fits_runs<kRun>(c_.lattice, c_.storage.sites()))
         return f(std::integral_constant<int, kRun>{});
