@@ -5,9 +5,10 @@
 //   2. ClusterBonds: every site's bonds to its +e_a neighbours and to the ghost spin (the field),
 //      each occupied with the model's probability (Model::cluster_bond, ghost_bond);
 //   3. label_box: every site's cluster, named by its smallest node, the ghost's clusters by
-//      node 0. Here InitialParents, UniteBonds over every bond, then FlattenLabels
-//      (union_find.hpp); the GPU's overload (tile_labels.cuh) first labels tiles in shared
-//      memory, then unites the bonds between tiles: the same roots;
+//      node 0, at most two steps from each node (labelled_root). Here InitialParents, UniteBonds
+//      over every bond, then FlattenLabels (union_find.hpp): every node at its root; the GPU's
+//      overload (tile_labels.cuh) first labels tiles in shared memory, then unites the bonds
+//      between tiles: the same roots;
 //   4. MoveClusters (or MovePackedClusters): every site of a moved cluster takes
 //      Model::cluster_move, the same for the whole cluster because its random word is keyed by
 //      the cluster's canonical label (1 + its smallest global site; 0 for the ghost's clusters,
@@ -137,6 +138,32 @@ struct ClusterLattice {
   LATTICA_HD_INLINE int64_t global(int64_t i, const int64_t (&x)[D]) const {
     return boxed ? storage.global_site(x, x[D - 1]) : i;
   }
+
+  // The same in 32-bit arithmetic (replica * V + site is below 2^32), for the whole lattice's
+  // bonds and moves, which take about half the instructions of the 64-bit forms.
+  /// The replica of index = replica * V + i, and i.
+  LATTICA_HD_INLINE uint32_t replica32(uint32_t index, uint32_t& i) const {
+    const uint32_t r = by_volume.divide(index);
+    i = index - r * static_cast<uint32_t>(volume);
+    return r;
+  }
+  /// Coordinates of site i; returns their parity.
+  LATTICA_HD_INLINE int coordinates32(uint32_t i, uint32_t (&x)[D]) const {
+    uint32_t sum = 0;
+    for (int a = D - 1; a > 0; --a) {
+      const uint32_t q = by_extent[a].divide(i);
+      x[a] = i - q * static_cast<uint32_t>(extent[a]);
+      sum += x[a];
+      i = q;
+    }
+    x[0] = i;
+    return static_cast<int>((sum + i) & 1);
+  }
+  /// The +e_a neighbour of site i at x (periodic).
+  LATTICA_HD_INLINE uint32_t up32(uint32_t i, const uint32_t (&x)[D], int a) const {
+    const auto n = static_cast<uint32_t>(extent[a]), s = static_cast<uint32_t>(stride[a]);
+    return x[a] + 1 == n ? i - (n - 1) * s : i + s;
+  }
 };
 
 /// One byte-storage site per spin: replica r's site i of colour c (its coordinate sum mod 2,
@@ -149,6 +176,14 @@ struct ByteSites {
     return spins + r * lattice.volume() + colour * lattice.half_volume + (i >> 1);
   }
   LATTICA_HD_INLINE Spin spin(int64_t r, int64_t i, int colour) const { return *at(r, i, colour); }
+  /// at() in 32-bit arithmetic (r V + colour V/2 + i/2 below 2^32: a labelled lattice).
+  LATTICA_HD_INLINE Spin* at32(uint32_t r, uint32_t i, int colour) const {
+    const auto half = static_cast<uint32_t>(lattice.half_volume);
+    return spins + (2 * r * half + static_cast<uint32_t>(colour) * half + (i >> 1));
+  }
+  LATTICA_HD_INLINE Spin spin32(uint32_t r, uint32_t i, int colour) const {
+    return *at32(r, i, colour);
+  }
   /// The same from i alone (D divisions: for tests and references).
   LATTICA_HD_INLINE Spin spin(int64_t r, int64_t i) const {
     return spins[r * lattice.volume() + lattice.storage_index(i)];
@@ -166,6 +201,12 @@ struct PackedSites {
   }
   LATTICA_HD_INLINE int8_t spin(int64_t r, int64_t i) const {
     return spin_at(r, lattice.storage_index(i));
+  }
+  /// spin() in 32-bit arithmetic (r V + colour V/2 + i/2 below 2^32: a labelled lattice).
+  LATTICA_HD_INLINE int8_t spin32(uint32_t r, uint32_t i, int colour) const {
+    const auto half = static_cast<uint32_t>(lattice.half_volume);
+    const uint32_t bit = 2 * r * half + static_cast<uint32_t>(colour) * half + (i >> 1);
+    return (words[bit >> 5] >> (bit & 31)) & 1 ? int8_t(1) : int8_t(-1);
   }
   /// The spin at storage position colour * V/2 + j.
   LATTICA_HD_INLINE int8_t spin_at(int64_t r, int64_t position) const {
@@ -212,6 +253,7 @@ struct ClusterBonds {
   uint64_t step;
 
   LATTICA_HD_INLINE void operator()(int64_t index) const {
+    if (!g.boxed) return whole_lattice_site(static_cast<uint32_t>(index));
     int64_t i;
     const int64_t r = g.replica(index, i);
     int64_t x[D];
@@ -220,7 +262,6 @@ struct ClusterBonds {
     const typename Model::Spin s = sites.spin(r, i, colour);
     const typename Model::Embedding& e = picks[r].embedding;
     uint64_t threshold[D + 1];
-    int last_uncertain = -1;
     params.with(r, [&](const typename Model::Params& own) {
       for (int a = 0; a < D; ++a) {
         bool cross = false;
@@ -228,19 +269,46 @@ struct ClusterBonds {
             g.owns_bond(x, inside, a, cross)
                 ? Model::cluster_bond(own, e, s, sites.spin(r, g.up(i, x, a), colour ^ 1))
                 : 0;
-        if (threshold[a] > 0 && threshold[a] < kCertainBond) last_uncertain = a;
       }
       threshold[D] = inside ? Model::ghost_bond(own, e, s) : 0;
     });
-    if (threshold[D] > 0 && threshold[D] < kCertainBond) last_uncertain = D;
+    bonds[index] = draw_mask(
+        threshold, SiteRandom(params.seed(), RngStream::cluster_bond, static_cast<uint32_t>(r),
+                              static_cast<uint64_t>(g.global(i, x)), step));
+  }
+
+  /// The same on a lattice without ghost layers (every bond its own), in 32-bit arithmetic.
+  LATTICA_HD_INLINE void whole_lattice_site(uint32_t index) const {
+    uint32_t i;
+    const uint32_t r = g.replica32(index, i);
+    uint32_t x[D];
+    const int colour = g.coordinates32(i, x);
+    const typename Model::Spin s = sites.spin32(r, i, colour);
+    const typename Model::Embedding& e = picks[r].embedding;
+    uint64_t threshold[D + 1];
+    params.with(r, [&](const typename Model::Params& own) {
+      for (int a = 0; a < D; ++a)
+        threshold[a] = Model::cluster_bond(own, e, s, sites.spin32(r, g.up32(i, x, a), colour ^ 1));
+      threshold[D] = Model::ghost_bond(own, e, s);
+    });
+    bonds[index] =
+        draw_mask(threshold, SiteRandom(params.seed(), RngStream::cluster_bond, r, i, step));
+  }
+
+  /// The mask of the bonds whose thresholds exceed their words; no word is drawn past the last
+  /// uncertain bond (threshold neither 0 nor kCertainBond).
+  LATTICA_HD_INLINE static uint8_t draw_mask(const uint64_t (&threshold)[D + 1],
+                                             SiteRandom random) {
+    int last_uncertain = -1;
+    for (int a = 0; a <= D; ++a) {
+      if (threshold[a] > 0 && threshold[a] < kCertainBond) last_uncertain = a;
+    }
     uint8_t mask = 0;
-    SiteRandom random(params.seed(), RngStream::cluster_bond, static_cast<uint32_t>(r),
-                      static_cast<uint64_t>(g.global(i, x)), step);
     for (int a = 0; a <= D; ++a) {
       const uint32_t word = a <= last_uncertain ? random.next() : 0;
       if (threshold[a] > word) mask |= a == D ? kGhostBond : static_cast<uint8_t>(1u << a);
     }
-    bonds[index] = mask;
+    return mask;
   }
 };
 
@@ -293,7 +361,15 @@ void label_box(const Exec& exec, const ClusterLattice<D>& g, const uint8_t* bond
   exec.for_each(sites + 1, FlattenLabels{parent});
 }
 
-/// The canonical label of a flattened node's cluster: 0 for the ghost's, else 1 + the global
+/// The root of a node after label_box: its parent's parent. label_box leaves every node at most
+/// two steps from its root: at the root itself (the generic labelling and boxes), or, on the
+/// GPU's aligned tiles (tile_labels.cuh), at its part of the cluster in its tile, whose node is
+/// at the root.
+LATTICA_HD_INLINE uint32_t labelled_root(const uint32_t* parent, uint32_t node) {
+  return parent[parent[node]];
+}
+
+/// The canonical label of a labelled node's cluster: 0 for the ghost's, else 1 + the global
 /// index of its smallest site; `canon`, when set, holds it at every root (a decomposed lattice,
 /// whose clusters span boxes), else the root's own site names it.
 struct ClusterLabels {
@@ -301,7 +377,7 @@ struct ClusterLabels {
   const uint64_t* canon;
   int64_t volume;  ///< of the (box) lattice
   LATTICA_HD_INLINE uint64_t operator()(int64_t r, int64_t index) const {
-    const uint32_t root = parent[index + 1];
+    const uint32_t root = labelled_root(parent, static_cast<uint32_t>(index + 1));
     if (root == kGhostNode) return kGhostLabel;
     return canon ? canon[root] : static_cast<uint64_t>(root - r * volume);
   }
@@ -335,14 +411,27 @@ struct MoveClusters {
   const ClusterPick<Model>* picks;
 
   LATTICA_HD_INLINE void operator()(int64_t index) const {
+    if (!g.boxed) return whole_lattice_site(static_cast<uint32_t>(index));
     int64_t i;
     const int64_t r = g.replica(index, i);
     int64_t x[D];
     const int colour = g.coordinates(i, x);
-    if (g.boxed && !g.interior(x)) return;
+    if (!g.interior(x)) return;
+    move(r, index, sites.at(r, i, colour));
+  }
+
+  /// The same on a lattice without ghost layers, in 32-bit arithmetic.
+  LATTICA_HD_INLINE void whole_lattice_site(uint32_t index) const {
+    uint32_t i;
+    const uint32_t r = g.replica32(index, i);
+    uint32_t x[D];
+    const int colour = g.coordinates32(i, x);
+    move(r, index, sites.at32(r, i, colour));
+  }
+
+  LATTICA_HD_INLINE void move(int64_t r, int64_t index, typename Model::Spin* s) const {
     uint32_t word = 0;
     if (!decision.moves(r, labels(r, index), word)) return;
-    typename Model::Spin* s = sites.at(r, i, colour);
     *s = decision.params.with(r, [&](const typename Model::Params& own) {
       return Model::cluster_move(own, picks[r].embedding, *s, word, decision.seed_label != nullptr);
     });
@@ -425,7 +514,7 @@ struct CountClusterSites {
       g.coordinates(i, x);
       if (!g.interior(x)) return;
     }
-    count_at(sizes, parent[index + 1]);
+    count_at(sizes, labelled_root(parent, static_cast<uint32_t>(index + 1)));
   }
 };
 

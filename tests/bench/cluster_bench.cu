@@ -4,7 +4,8 @@
 //   bonds:   PickClusters and ClusterBonds (FK bonds between equal neighbours, probability
 //            p = 1 - exp(-2 beta_c), and every node's initial parent);
 //   unite:   UniteBonds (the concurrent union-find over the bonds);
-//   flatten: FlattenLabels (every node pointed at its root);
+//   flatten: FlattenLabels (every node pointed at its root), or for the aligned tiles
+//            PointRepresentativesAtRoots (each part's representative at its root);
 //   move:    MoveClusters (each cluster flipped or not, keyed by its canonical label).
 // Lattices: 2D L = 1024, 4096, 8192 (beta_c = ln(1 + sqrt 2) / 2) and 3D L = 64, 128, 256
 // (beta_c = 0.2216544). Configurations: "random" (independent +-1 spins: bonds of density p / 2,
@@ -20,7 +21,8 @@
 //             what the CPU runs (the generic label_box of kernels/cluster/cluster_moves.hpp);
 //   "tiles AxB.. @T": the GPU's (kernels/cluster/tile_labels.cuh): tiles of A x B .. sites
 //             labelled in shared memory by blocks of T threads, then the bonds between tiles in
-//             global memory, then the flattening tile by tile; 32x128 and 8x16x32 at 512
+//             global memory, then the flattening (tile by tile, or of the representatives
+//             where the tiles divide the lattice, TileGrid::aligned); 32x128 and 8x16x32 at 512
 //             threads are the engine's.
 // (tests/bench/results/cluster_nvidia_h100/cluster_bench.txt keeps the rows of the variants
 // timed before: reads of the spins through storage_index, finds that only read, and a
@@ -82,7 +84,8 @@ enum class Start { random, ordered, critical };
 /// A labelling: global (no tiles), or tiles of 2^log2[a] sites along axis a.
 struct Variant {
   std::vector<int> log2;
-  int threads = 512;  ///< per block of the tiles' labelling
+  int threads = 512;     ///< per block of the tiles' labelling
+  bool generic = false;  ///< aligned tiles labelled and flattened as cut and boxed tiles are
 };
 
 const char* start_name(Start s) {
@@ -93,7 +96,7 @@ std::string variant_name(const Variant& v) {
   std::string name = "tiles ";
   for (size_t a = 0; a < v.log2.size(); ++a)
     name += (a ? "x" : "") + std::to_string(1 << v.log2[a]);
-  return name + " @" + std::to_string(v.threads);
+  return name + " @" + std::to_string(v.threads) + (v.generic ? " generic" : "");
 }
 
 /// Spin i: +1, or +-1 from the initial-state stream.
@@ -248,13 +251,15 @@ class LatticeBench {
     if (variant.log2.empty()) {
       exec_.for_each(volume_ + 1, FlattenLabels{parent_.data()});
     } else {
-      flatten_by_tiles(exec_, tiles(variant), 1, parent_.data());
+      flatten_by_tiles(exec_, tiles(variant), 1, bonds_.data(), parent_.data());
     }
   }
   TileGrid<D> tiles(const Variant& variant) const {
     TileShape<D> shape{};
     for (int a = 0; a < D; ++a) shape.log2[a] = variant.log2[static_cast<size_t>(a)];
-    return TileGrid<D>::make(g_, shape);
+    TileGrid<D> t = TileGrid<D>::make(g_, shape);
+    t.aligned = t.aligned && !variant.generic;
+    return t;
   }
   void move(uint64_t step) {
     const ClusterLabels labels{parent_.data(), nullptr, volume_};
@@ -276,6 +281,7 @@ class LatticeBench {
     tree_depths(parent, result.mean_depth, result.max_depth);
     host_bonds_.resize(static_cast<size_t>(volume_));
     exec_.copy_to_host(bonds_, host_bonds_.data());
+    for (uint8_t& mask : host_bonds_) mask &= static_cast<uint8_t>(~kTileRepresentative);
     if (reference_bonds_.empty()) {
       reference_bonds_ = host_bonds_;
     } else if (host_bonds_ != reference_bonds_) {
@@ -293,8 +299,9 @@ class LatticeBench {
   /// The roots after the first repeat's flattening: the same for every variant (the first
   /// variant run sets the reference) and, on small lattices, the serial labelling's.
   void check_roots(Result& result) {
-    std::vector<uint32_t> roots(static_cast<size_t>(volume_ + 1));
-    exec_.copy_to_host(parent_, roots.data());
+    std::vector<uint32_t> parents(static_cast<size_t>(volume_ + 1)), roots(parents.size());
+    exec_.copy_to_host(parent_, parents.data());
+    for (size_t n = 0; n < roots.size(); ++n) roots[n] = parents[parents[n]];  // labelled_root
     std::vector<int64_t> sizes(roots.size(), 0);
     for (size_t n = 1; n < roots.size(); ++n) ++sizes[roots[n]];
     result.clusters = 0;
@@ -353,9 +360,20 @@ template <int D, class Exec>
 void bench_lattice(const Exec& exec, int64_t length, double beta, const Options& options,
                    std::vector<Result>& results) {
   const Start starts[] = {Start::random, Start::ordered, Start::critical};
-  const std::vector<Variant> variants =
-      D == 2 ? std::vector<Variant>{{}, {{5, 5}}, {{6, 6}}, {{5, 7}}, {{5, 7}, 256}}
-             : std::vector<Variant>{{}, {{4, 4, 4}}, {{3, 3, 6}}, {{3, 4, 5}}, {{3, 4, 5}, 256}};
+  // The engine's tiles generically, the engine's (swept where aligned), and other shapes. (The
+  // sweeps take at least a thread per 8 sites, so the engine's shape runs at 512 threads.)
+  const std::vector<Variant> variants = D == 2 ? std::vector<Variant>{{},
+                                                                      {{5, 7}, 512, true},
+                                                                      {{5, 7}, 256, true},
+                                                                      {{5, 5}},
+                                                                      {{6, 6}},
+                                                                      {{5, 7}}}
+                                               : std::vector<Variant>{{},
+                                                                      {{3, 4, 5}, 512, true},
+                                                                      {{3, 4, 5}, 256, true},
+                                                                      {{4, 4, 4}},
+                                                                      {{3, 3, 6}},
+                                                                      {{3, 4, 5}}};
   const auto wanted = [&](Start s, const Variant& v) {
     return LatticeBench<Exec, D>::name(length, s, v).find(options.filter) != std::string::npos;
   };

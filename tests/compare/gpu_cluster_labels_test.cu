@@ -56,10 +56,9 @@ TileShape<D> tile_shape_of(const ClusterLattice<D>&, const std::vector<int>& log
 /// Every node's parent after label_box_tiled of b with tiles of 2^log2 sites along the axes.
 std::vector<uint32_t> tiled_roots(const CudaExec& exec, const BondSet& b,
                                   const std::vector<int>& log2) {
-  return roots_after(exec, b,
-                     [&](const auto& g, const uint8_t* bonds, uint32_t* parent, int64_t sites) {
-                       label_box_tiled(exec, g, bonds, parent, sites, tile_shape_of(g, log2));
-                     });
+  return roots_after(exec, b, [&](const auto& g, uint8_t* bonds, uint32_t* parent, int64_t sites) {
+    label_box_tiled(exec, g, bonds, parent, sites, tile_shape_of(g, log2));
+  });
 }
 
 // The tiles' labelling, whatever their shape: tiles of one site (every bond between tiles),
@@ -81,6 +80,33 @@ TEST(GpuClusterLabels, TiledLabellingGivesTheCanonicalRootsAtEveryTileShape) {
       for (int l : log2) shape += " " + std::to_string(l);
       ASSERT_TRUE(same_roots(tiled_roots(exec, b, log2), want)) << "tile log2" << shape;
     }
+  }
+}
+
+// Which grids the sweeps (label_aligned_tiles_kernel) label: whole lattices of 2 or more
+// dimensions whose extents the tiles divide, with rows of 32 sites or more. The test above runs
+// them on 1024^2, 512^2 x 4 replicas, 128^3 and 32^4, among others, and the generic kernel on the
+// rest (1D, 1000 x 999, 130 x 66, short rows, tiles larger than the lattice), both against the
+// serial roots.
+TEST(GpuClusterLabels, AlignedGridsAreTheWholeLatticesTheTilesDivide) {
+  const auto grid = [](std::vector<int64_t> dims, std::vector<int64_t> ghosts,
+                       std::vector<int> log2) {
+    int64_t extents[2] = {dims[0], dims[1]}, layers[2] = {ghosts[0], ghosts[1]};
+    return TileGrid<2>::make(ClusterLattice<2>::make(Checkerboard<2>::make(extents), layers),
+                             tile_shape<2>(log2));
+  };
+  EXPECT_TRUE(grid({1024, 1024}, {0, 0}, {5, 7}).aligned);
+  EXPECT_TRUE(grid({64, 256}, {0, 0}, {6, 6}).aligned);
+  EXPECT_TRUE(grid({8, 32}, {0, 0}, {5, 7}).aligned);   // tiles cut to the lattice: one whole tile
+  EXPECT_FALSE(grid({8, 16}, {0, 0}, {5, 7}).aligned);  // rows shorter than a warp
+  EXPECT_FALSE(grid({2, 4096}, {0, 0}, {0, 12}).aligned);  // one row a tile: 4096 threads
+  EXPECT_FALSE(grid({1000, 998}, {0, 0}, {5, 7}).aligned);
+  EXPECT_FALSE(grid({130, 66}, {0, 0}, {5, 5}).aligned);
+  EXPECT_FALSE(grid({128, 128}, {1, 0}, {5, 5}).aligned);  // a box with ghost layers
+  // Where the aligned kernel's offsets and the generic kernel's coordinates name the same site.
+  const TileGrid<2> t = grid({64, 256}, {0, 0}, {5, 7});
+  for (int l : {0, 1, 127, 128, 4095}) {
+    EXPECT_EQ(t.offset(l), static_cast<uint32_t>((l >> 7) * 256 + (l & 127))) << l;
   }
 }
 
@@ -201,11 +227,13 @@ void expect_engine_bonds_labelled(const typename Model::Params& params, const in
     exec.for_each(
         sites, ClusterBonds<D, Model, Sites>{g, params, picks.data(),
                                              Sites{lattice, d_spins.data()}, bonds.data(), step});
-    label_box(exec, g, bonds.data(), parent.data(), sites);  // generic on the CPU, tiled here
     bonds_on[which].resize(static_cast<size_t>(sites));
-    roots_on[which].resize(static_cast<size_t>(sites + 1));
-    exec.copy_to_host(bonds, bonds_on[which].data());
-    exec.copy_to_host(parent, roots_on[which].data());
+    exec.copy_to_host(bonds, bonds_on[which].data());  // before the tiles mark representatives
+    label_box(exec, g, bonds.data(), parent.data(), sites);  // generic on the CPU, tiled here
+    std::vector<uint32_t> parents(static_cast<size_t>(sites + 1));
+    exec.copy_to_host(parent, parents.data());
+    roots_on[which].resize(parents.size());
+    for (size_t n = 0; n < parents.size(); ++n) roots_on[which][n] = parents[parents[n]];
   };
   run(CpuExec(1), 0);
   run(CudaExec(0), 1);
@@ -230,6 +258,12 @@ TEST(GpuClusterLabels, EngineBondsOnBothBackendsLabelCanonically) {
     const int64_t extents[2] = {256, 130};
     expect_engine_bonds_labelled<2, IsingModel>(make_ising_params(2, 0.4406868, 0.1, 17), extents,
                                                 2, 2, 5);
+  }
+  {
+    SCOPED_TRACE("Ising 2D, h = 0.1, at beta_c, aligned tiles");
+    const int64_t extents[2] = {128, 256};
+    expect_engine_bonds_labelled<2, IsingModel>(make_ising_params(2, 0.4406868, 0.1, 27), extents,
+                                                2, 2, 8);
   }
   {
     SCOPED_TRACE("Ising 3D, h = -0.05");

@@ -157,10 +157,10 @@ ClusterLattice<D> whole_lattice(const std::vector<int64_t>& dims) {
   return ClusterLattice<D>::make(Checkerboard<D>::make(extents), ghosts);
 }
 
-/// Every node's parent after `label`, called as label(g, bonds, parent, sites) with g the whole
-/// lattice of b's extents (a ClusterLattice<D>) and b's bonds on exec's memory. The parents
-/// start as garbage (but the ghost's, which the cluster pass zeroes once), so a node the
-/// labelling misses shows.
+/// Every node's root (its parent's parent) after `label`, called as label(g, bonds, parent, sites)
+/// with g the whole lattice of b's extents (a ClusterLattice<D>) and b's bonds on exec's memory.
+/// The parents start as garbage (but the ghost's, which the cluster pass zeroes once), so a node
+/// the labelling misses shows.
 template <int D, class Exec, class Label>
 std::vector<uint32_t> roots_after_in(const Exec& exec, const BondSet& b, const Label& label) {
   const ClusterLattice<D> g = whole_lattice<D>(b.dims);
@@ -173,7 +173,12 @@ std::vector<uint32_t> roots_after_in(const Exec& exec, const BondSet& b, const L
   exec.copy_to_device(roots.data(), parent);
   label(g, bonds.data(), parent.data(), sites);
   exec.copy_to_host(parent, roots.data());
-  return roots;
+  // label_box leaves each node's root at its parent's parent (labelled_root); a parent out of
+  // range stays as it is, for same_roots to report.
+  std::vector<uint32_t> resolved(roots.size());
+  for (size_t n = 0; n < roots.size(); ++n)
+    resolved[n] = roots[n] < roots.size() ? roots[roots[n]] : roots[n];
+  return resolved;
 }
 
 template <class Exec, class Label>
@@ -212,10 +217,9 @@ void label_generically(const Exec& exec, const ClusterLattice<D>& g, const uint8
 /// Every node's parent after the generic labelling of b through exec.
 template <class Exec>
 std::vector<uint32_t> concurrent_roots(const Exec& exec, const BondSet& b, int lanes = 0) {
-  return roots_after(exec, b,
-                     [&](const auto& g, const uint8_t* bonds, uint32_t* parent, int64_t sites) {
-                       label_generically(exec, g, bonds, parent, sites, lanes);
-                     });
+  return roots_after(exec, b, [&](const auto& g, uint8_t* bonds, uint32_t* parent, int64_t sites) {
+    label_generically(exec, g, bonds, parent, sites, lanes);
+  });
 }
 
 /// Whether two root arrays agree; else how many nodes differ, and the first few.
