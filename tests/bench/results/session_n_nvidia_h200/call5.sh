@@ -1,0 +1,10 @@
+# Session n, call 5: the tiles labelled by sweeps (label_aligned_tiles_kernel) against call 1's
+# binary, same job; every case checked against the global union-find and the serial labels.
+export PATH=$PWD/.gpu/bin:$PATH
+cluster_bench --repeats 3 --json $OUT/cluster_bench_all.json > $OUT/cluster_bench_all.txt 2>&1; echo "all rc=$?" >> $OUT/steps.txt
+for round in 1 2; do
+  for b in cluster_bench_call1 cluster_bench; do
+    $b --repeats 20 --filter "critical tiles" > $OUT/${b}_critical_$round.txt 2>&1; echo "$b critical $round rc=$?" >> $OUT/steps.txt
+  done
+done
+cat $OUT/steps.txt; grep -h "FAIL\|cluster_bench:" $OUT/*.txt | head; grep -h "32x128 @512\|8x16x32 @512" $OUT/cluster_bench*_critical_2.txt
