@@ -591,9 +591,11 @@ void label_box_tiled(const CudaExec& exec, const ClusterLattice<D>& g, uint8_t* 
 
 /// Tiles of 4096 sites whose rows (the last axis) are at least 32 long where the dimension
 /// allows, so that a warp's ballot starts each row's runs: 1D 4096, 2D 32 x 128, 3D 8 x 16 x 32,
-/// 4D 8^4. On an H200, at the critical points (tests/bench/cluster_bench.cu): 2D 8192^2 0.023 ns
-/// per site for the unions (64 x 64: 0.023, 32 x 32: 0.028; the global unions alone: 0.060);
-/// 3D 256^3 0.032 (16^3: 0.039, 8 x 8 x 64: 0.032; global: 0.059).
+/// 4D 8^4. On an H200, at the critical points (tests/bench/cluster_bench.cu, session n call 8):
+/// 2D 8192^2 0.015 ns per site for the unions (64 x 64: 0.015; 32 x 32, whose 1024 sites leave
+/// each warp 2 rows to sweep: 0.023; the same tiles not swept: 0.023; the global unions alone:
+/// 0.060); 3D 256^3 0.023 (8 x 8 x 64: 0.024; 16^3, rows too short to sweep: 0.039; not swept:
+/// 0.032).
 template <int D>
 TileShape<D> default_tile_shape() {
   TileShape<D> s{};
