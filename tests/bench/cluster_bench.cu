@@ -123,6 +123,7 @@ struct CopySpins {
 //     cluster's word, compacted a tile at a time so that a warp's lanes all draw, and marks the
 //     flip in its bond mask (kFlipMark); then each site flips where its parent's mask says so.
 //     The same flips as MoveClusters, with a Philox block per representative, not per site.
+//   "move by pairs": MoveClusters with a thread per two sites of a row (the same flips);
 //   "paired bonds": the Ising bonds of 2D with one Philox block for two sites (another chain:
 //     timed, not compared), against ClusterBonds' block a site.
 constexpr uint8_t kFlipMark = 0x20;
@@ -172,6 +173,27 @@ struct MoveMarkedSites {
   }
 };
 
+/// MoveClusters a pair of sites 2k, 2k + 1 of a row a thread (their bytes at one position of
+/// the two colours); functor over pairs, one replica.
+struct PairedMove {
+  ClusterLattice<2> g;
+  ByteSites<2, int8_t> sites;
+  ClusterLabels labels;
+  ClusterDecision<IsingModel> decision;
+  __device__ void operator()(int64_t pair) const {
+    const uint32_t i = 2 * static_cast<uint32_t>(pair);
+    uint32_t x[2];
+    const int colour = g.coordinates32(i, x);
+    uint32_t first_word = 0, second_word = 0;
+    const bool first = decision.moves(0, labels(0, i), first_word);
+    const bool second = decision.moves(0, labels(0, i + 1), second_word);
+    int8_t* a = sites.at32(0, i, colour);
+    int8_t* b = sites.at32(0, i + 1, colour ^ 1);
+    if (first && (first_word >> 31)) *a = static_cast<int8_t>(-*a);
+    if (second && (second_word >> 31)) *b = static_cast<int8_t>(-*b);
+  }
+};
+
 /// 2D Ising bonds with one Philox block for the sites 2k and 2k + 1 of a row (4 words for 4
 /// bonds); functor over pairs.
 struct PairedBonds {
@@ -200,7 +222,8 @@ struct PairedBonds {
 /// Medians of the phases, in seconds.
 struct Phases {
   double bonds = 0, unite = 0, flatten = 0, move = 0;
-  double decide = 0, marked_move = 0, paired_bonds = 0;  ///< the experiments (2D aligned tiles)
+  double decide = 0, marked_move = 0, paired_bonds = 0,
+         paired_move = 0;  ///< the experiments (2D aligned tiles)
 };
 
 struct Result {
@@ -290,7 +313,8 @@ class LatticeBench {
                   0,
                   0,
                   true};
-    std::vector<double> t_bonds, t_unite, t_flatten, t_move, t_decide, t_marked, t_paired;
+    std::vector<double> t_bonds, t_unite, t_flatten, t_move, t_decide, t_marked, t_paired,
+        t_paired_move;
     const TileGrid<D> grid = variant.log2.empty() ? TileGrid<D>{} : tiles(variant);
     const bool experiments = D == 2 && !variant.log2.empty() && grid.aligned;
     for (int k = 0; k < kWarmup + repeats; ++k) {
@@ -301,7 +325,7 @@ class LatticeBench {
       if (k == 0) examine_trees(result);
       const double f = exec_.time([&] { flatten(variant); });
       if (k == 0) check_roots(result);
-      double d = 0, mm = 0, pb = 0;
+      double d = 0, mm = 0, pb = 0, pm = 0;
       if constexpr (D == 2) {
         if (experiments) {
           d = exec_.time([&] {
@@ -316,6 +340,14 @@ class LatticeBench {
           });
           if (k == 0) keep_spins(marked_spins_);
           exec_.for_each(volume_, CopySpins{saved_.data(), spins_.data()});
+          pm = exec_.time([&] {
+            exec_.for_each(volume_ / 2, PairedMove{g_,
+                                                   {lattice_, spins_.data()},
+                                                   {parent_.data(), nullptr, volume_},
+                                                   {params_, nullptr, step}});
+          });
+          if (k == 0) keep_spins(paired_spins_);
+          exec_.for_each(volume_, CopySpins{saved_.data(), spins_.data()});
         }
       }
       const double m = exec_.time([&] { move(step); });
@@ -324,9 +356,9 @@ class LatticeBench {
           if (k == 0) {
             std::vector<int8_t> moved;
             keep_spins(moved);
-            if (moved != marked_spins_) {
+            if (moved != marked_spins_ || moved != paired_spins_) {
               result.ok = false;
-              std::fprintf(stderr, "cluster_bench: %s: the decided move flipped other spins\n",
+              std::fprintf(stderr, "cluster_bench: %s: an experiment's move flipped other spins\n",
                            result.name.c_str());
             }
           }
@@ -348,9 +380,10 @@ class LatticeBench {
       t_decide.push_back(d);
       t_marked.push_back(mm);
       t_paired.push_back(pb);
+      t_paired_move.push_back(pm);
     }
     result.seconds = {median(t_bonds),  median(t_unite),  median(t_flatten), median(t_move),
-                      median(t_decide), median(t_marked), median(t_paired)};
+                      median(t_decide), median(t_marked), median(t_paired),  median(t_paired_move)};
     return result;
   }
 
@@ -484,6 +517,7 @@ class LatticeBench {
   std::vector<uint8_t> reference_bonds_;  ///< the first variant's bonds on the first repeat
   std::vector<uint32_t> reference_;       ///< the first variant's roots on the first repeat
   std::vector<int8_t> marked_spins_;      ///< after the decided move (experiments)
+  std::vector<int8_t> paired_spins_;      ///< after the move by pairs (experiments)
 };
 
 /// Runs every start and variant whose name matches on one lattice.
@@ -533,9 +567,9 @@ void bench_lattice(const Exec& exec, int64_t length, double beta, const Options&
       if (t.decide > 0) {
         std::printf(
             "    experiments: decided move %.4f (decide %.4f + move %.4f) against %.4f; "
-            "paired bonds %.4f against %.4f\n",
+            "move by pairs %.4f; paired bonds %.4f against %.4f\n",
             (t.decide + t.marked_move) * ns, t.decide * ns, t.marked_move * ns, t.move * ns,
-            t.paired_bonds * ns, t.bonds * ns);
+            t.paired_move * ns, t.paired_bonds * ns, t.bonds * ns);
       }
       std::fflush(stdout);
     }
