@@ -254,7 +254,6 @@ struct ClusterBonds {
   uint64_t step;
 
   LATTICA_HD_INLINE void operator()(int64_t index) const {
-    if (!g.boxed) return whole_lattice_site(static_cast<uint32_t>(index));
     int64_t i;
     const int64_t r = g.replica(index, i);
     int64_t x[D];
@@ -278,22 +277,36 @@ struct ClusterBonds {
                               static_cast<uint64_t>(g.global(i, x)), step));
   }
 
-  /// The same on a lattice without ghost layers (every bond its own), in 32-bit arithmetic.
-  LATTICA_HD_INLINE void whole_lattice_site(uint32_t index) const {
+  /// The same for sites index and index + 1 (index even: sites 2k and 2k + 1 of a row, stored at
+  /// one position of the two colours) of a lattice without ghost layers (every bond its own), in
+  /// 32-bit arithmetic: one site's coordinates, and the row bond's spins read once. Each site
+  /// draws its own block, as above, so the masks are the same.
+  LATTICA_HD_INLINE void whole_lattice_pair(uint32_t index) const {
     uint32_t i;
     const uint32_t r = g.replica32(index, i);
     uint32_t x[D];
-    const int colour = g.coordinates32(i, x);
-    const typename Model::Spin s = sites.spin32(r, i, colour);
+    const int colour = g.coordinates32(i, x);  // site i + 1: the other colour, x[D - 1] + 1
+    using Spin = typename Model::Spin;
+    const Spin s = sites.spin32(r, i, colour), next = sites.spin32(r, i + 1, colour ^ 1);
     const typename Model::Embedding& e = picks[r].embedding;
-    uint64_t threshold[D + 1];
+    uint64_t threshold[D + 1], next_threshold[D + 1];
     params.with(r, [&](const typename Model::Params& own) {
-      for (int a = 0; a < D; ++a)
-        threshold[a] = Model::cluster_bond(own, e, s, sites.spin32(r, g.up32(i, x, a), colour ^ 1));
+      for (int a = 0; a < D - 1; ++a) {
+        const uint32_t up = g.up32(i, x, a);  // and up + 1 is site i + 1's
+        threshold[a] = Model::cluster_bond(own, e, s, sites.spin32(r, up, colour ^ 1));
+        next_threshold[a] = Model::cluster_bond(own, e, next, sites.spin32(r, up + 1, colour));
+      }
+      threshold[D - 1] = Model::cluster_bond(own, e, s, next);
+      ++x[D - 1];
+      next_threshold[D - 1] =
+          Model::cluster_bond(own, e, next, sites.spin32(r, g.up32(i + 1, x, D - 1), colour));
       threshold[D] = Model::ghost_bond(own, e, s);
+      next_threshold[D] = Model::ghost_bond(own, e, next);
     });
     bonds[index] =
         draw_mask(threshold, SiteRandom(params.seed(), RngStream::cluster_bond, r, i, step));
+    bonds[index + 1] = draw_mask(
+        next_threshold, SiteRandom(params.seed(), RngStream::cluster_bond, r, i + 1, step));
   }
 
   /// The mask of the bonds whose thresholds exceed their words; no word is drawn past the last
@@ -412,32 +425,57 @@ struct MoveClusters {
   const ClusterPick<Model>* picks;
 
   LATTICA_HD_INLINE void operator()(int64_t index) const {
-    if (!g.boxed) return whole_lattice_site(static_cast<uint32_t>(index));
     int64_t i;
     const int64_t r = g.replica(index, i);
     int64_t x[D];
     const int colour = g.coordinates(i, x);
     if (!g.interior(x)) return;
-    move(r, index, sites.at(r, i, colour));
+    uint32_t word = 0;
+    if (decision.moves(r, labels(r, index), word)) move(r, word, sites.at(r, i, colour));
   }
 
-  /// The same on a lattice without ghost layers, in 32-bit arithmetic.
-  LATTICA_HD_INLINE void whole_lattice_site(uint32_t index) const {
+  /// The same for sites index and index + 1 (index even: sites 2k and 2k + 1 of a row, stored at
+  /// one position of the two colours) of a lattice without ghost layers, in 32-bit arithmetic.
+  /// Both sites' labels and words come before either spin is written, so that their loads
+  /// overlap: the move is bound by the latency of its dependent loads (a thread a site: 0.0082
+  /// ns a site at 2D 4096^2 on an H200, a thread per pair 0.0066, session n call 10).
+  LATTICA_HD_INLINE void whole_lattice_pair(uint32_t index) const {
     uint32_t i;
     const uint32_t r = g.replica32(index, i);
     uint32_t x[D];
     const int colour = g.coordinates32(i, x);
-    move(r, index, sites.at32(r, i, colour));
+    uint32_t word = 0, next_word = 0;
+    const bool moved = decision.moves(r, labels(r, index), word);
+    const bool next_moved = decision.moves(r, labels(r, index + 1), next_word);
+    if (moved) move(r, word, sites.at32(r, i, colour));
+    if (next_moved) move(r, next_word, sites.at32(r, i + 1, colour ^ 1));
   }
 
-  LATTICA_HD_INLINE void move(int64_t r, int64_t index, typename Model::Spin* s) const {
-    uint32_t word = 0;
-    if (!decision.moves(r, labels(r, index), word)) return;
+  LATTICA_HD_INLINE void move(int64_t r, uint32_t word, typename Model::Spin* s) const {
     *s = decision.params.with(r, [&](const typename Model::Params& own) {
       return Model::cluster_move(own, picks[r].embedding, *s, word, decision.seed_label != nullptr);
     });
   }
 };
+
+/// Runs a site functor with a whole_lattice_pair (ClusterBonds, MoveClusters) over replica * V +
+/// site: a thread per pair of sites (2k, 2k + 1 of a row) on a lattice without ghost layers,
+/// else a thread per site.
+template <class F>
+struct OverSitePairs {
+  F f;
+  LATTICA_HD_INLINE void operator()(int64_t pair) const {
+    f.whole_lattice_pair(2 * static_cast<uint32_t>(pair));
+  }
+};
+template <class Exec, class F>
+void for_each_cluster_site(const Exec& exec, int64_t sites, const F& f) {
+  if (f.g.boxed) {
+    exec.for_each(sites, f);
+  } else {
+    exec.for_each(sites / 2, OverSitePairs<F>{f});
+  }
+}
 
 /// The same for multi-spin-coded Ising: a thread per word, whose 32 sites are consecutive of one
 /// colour in one row (lexicographic indices 2 apart); functor over replica words.

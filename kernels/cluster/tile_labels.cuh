@@ -453,22 +453,35 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
   }
 }
 
-/// Points every representative (kTileRepresentative) at its root; functor over replica * V +
-/// site, after the unions of the bonds between tiles. Every other node's parent is its
-/// representative (or, for sites on a tile's face, an ancestor of it that the unions' halving
-/// wrote, itself a representative) or the ghost, so afterwards every node's parent's parent is
-/// its root (labelled_root). The walks only read; each thread writes its own node, with its
-/// root, while others may walk through it: they read the old parent or the root, both ancestors.
+/// Points every representative (kTileRepresentative) at its root, after the unions of the bonds
+/// between tiles; functor over quads of sites (replica * V + 4q ... 4q + 3, whose masks a thread
+/// reads as one word: the sites of an aligned grid are a multiple of 32). Every other node's
+/// parent is its representative (or, for sites on a tile's face, an ancestor of it that the
+/// unions' halving wrote, itself a representative) or the ghost, so afterwards every node's
+/// parent's parent is its root (labelled_root). The walks only read; each thread writes its own
+/// nodes, with their roots, while others may walk through them: they read the old parent or the
+/// root, both ancestors. A thread takes four sites so that their loads overlap: most threads
+/// only load the masks and a representative's parent, and wait on them (a thread a site: 0.0048
+/// ns a site at 2D 4096^2 on an H200, session n call 8).
 struct PointRepresentativesAtRoots {
   const uint8_t* bonds;
   uint32_t* parent;
-  __device__ void operator()(int64_t index) const {
-    if (!(bonds[index] & kTileRepresentative)) return;
-    const uint32_t node = static_cast<uint32_t>(index + 1);
-    const uint32_t p = load_parent(parent + node);
-    if (p == node) return;
-    const uint32_t root = find_root(parent, p);
-    if (root != p) store_parent(parent + node, root);
+  static constexpr int kSites = 4;
+  __device__ void operator()(int64_t quad) const {
+    const uint32_t first = kSites * static_cast<uint32_t>(quad);
+    const uint32_t masks = *reinterpret_cast<const uint32_t*>(bonds + first);
+    if (!(masks & kTileRepresentative * 0x01010101u)) return;
+    uint32_t p[kSites];
+    for (int k = 0; k < kSites; ++k) {
+      const uint32_t node = first + 1 + static_cast<uint32_t>(k);
+      p[k] = masks >> (8 * k) & kTileRepresentative ? load_parent(parent + node) : node;
+    }
+    for (int k = 0; k < kSites; ++k) {
+      const uint32_t node = first + 1 + static_cast<uint32_t>(k);
+      if (p[k] == node) continue;
+      const uint32_t root = find_root(parent, p[k]);
+      if (root != p[k]) store_parent(parent + node, root);
+    }
   }
 };
 
@@ -568,7 +581,8 @@ template <int D>
 void flatten_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replicas,
                       const uint8_t* bonds, uint32_t* parent) {
   if (t.aligned) {
-    exec.for_each(replicas * t.volume, PointRepresentativesAtRoots{bonds, parent});
+    exec.for_each(replicas * t.volume / PointRepresentativesAtRoots::kSites,
+                  PointRepresentativesAtRoots{bonds, parent});
     return;
   }
   const int threads = t.sites < 32 ? 32 : t.sites > 512 ? 512 : t.sites;

@@ -2,11 +2,13 @@
 // critical coupling, with the engine's own functors (kernels/cluster/cluster_moves.hpp,
 // union_find.hpp) through CudaExec, on one replica of byte-per-spin storage:
 //   bonds:   PickClusters and ClusterBonds (FK bonds between equal neighbours, probability
-//            p = 1 - exp(-2 beta_c), and every node's initial parent);
+//            p = 1 - exp(-2 beta_c), and every node's initial parent), a thread per pair of
+//            sites of a row as the engine runs it (for_each_cluster_site);
 //   unite:   UniteBonds (the concurrent union-find over the bonds);
 //   flatten: FlattenLabels (every node pointed at its root), or for the aligned tiles
 //            PointRepresentativesAtRoots (each part's representative at its root);
-//   move:    MoveClusters (each cluster flipped or not, keyed by its canonical label).
+//   move:    MoveClusters (each cluster flipped or not, keyed by its canonical label), also a
+//            thread per pair.
 // Lattices: 2D L = 1024, 4096, 8192 (beta_c = ln(1 + sqrt 2) / 2) and 3D L = 64, 128, 256
 // (beta_c = 0.2216544). Configurations: "random" (independent +-1 spins: bonds of density p / 2,
 // below the percolation threshold), "ordered" (all +1: pure bond percolation at p, above it)
@@ -117,113 +119,9 @@ struct CopySpins {
   LATTICA_HD_INLINE void operator()(int64_t i) const { to[i] = from[i]; }
 };
 
-// Experiments for the next step (issue 19), timed beside the engine's phases on the aligned
-// tiles of 2D lattices and checked against them; not the engine's code:
-//   "decided move": each representative (kTileRepresentative, after the flattening) draws its
-//     cluster's word, compacted a tile at a time so that a warp's lanes all draw, and marks the
-//     flip in its bond mask (kFlipMark); then each site flips where its parent's mask says so.
-//     The same flips as MoveClusters, with a Philox block per representative, not per site.
-//   "move by pairs": MoveClusters with a thread per two sites of a row (the same flips);
-//   "paired bonds": the Ising bonds of 2D with one Philox block for two sites (another chain:
-//     timed, not compared), against ClusterBonds' block a site.
-constexpr uint8_t kFlipMark = 0x20;
-
-/// Block b: tile b's representatives draw their clusters' flips (Ising, one replica).
-__global__ void decide_at_representatives_kernel(TileGrid<2> t, uint8_t* bonds,
-                                                 const uint32_t* parent, uint64_t seed,
-                                                 uint64_t step) {
-  __shared__ uint32_t listed[4096];
-  __shared__ int count;
-  const Tile<2> tile(t, blockIdx.x);
-  if (threadIdx.x == 0) count = 0;
-  __syncthreads();
-  for (int l = threadIdx.x; l < t.sites; l += blockDim.x) {
-    const uint32_t at = tile.base + t.offset(l);
-    const bool rep = bonds[at] & kTileRepresentative;
-    const unsigned reps = __ballot_sync(0xffffffffu, rep);
-    int base = 0;
-    if ((threadIdx.x & 31) == 0 && reps) base = atomicAdd(&count, __popc(reps));
-    base = __shfl_sync(0xffffffffu, base, 0);
-    if (rep) listed[base + __popc(reps & ((1u << (threadIdx.x & 31)) - 1))] = at;
-  }
-  __syncthreads();
-  for (int k = threadIdx.x; k < count; k += blockDim.x) {
-    const uint32_t at = listed[k];
-    const uint32_t root = parent[parent[1 + at]];
-    if (root == kGhostNode) continue;
-    const uint32_t word = SiteRandom(seed, RngStream::cluster_move, 0, root - 1, step).next();
-    if (word >> 31) bonds[at] |= kFlipMark;
-  }
-}
-
-/// Each site flips where its parent's bond mask is marked (byte storage, one replica).
-struct MoveMarkedSites {
-  ClusterLattice<2> g;
-  ByteSites<2, int8_t> sites;
-  const uint8_t* bonds;
-  const uint32_t* parent;
-  __device__ void operator()(int64_t index) const {
-    const uint32_t p = parent[index + 1];
-    if (p == kGhostNode || !(bonds[p - 1] & kFlipMark)) return;
-    uint32_t i;
-    g.replica32(static_cast<uint32_t>(index), i);
-    uint32_t x[2];
-    int8_t* s = sites.at32(0, i, g.coordinates32(i, x));
-    *s = static_cast<int8_t>(-*s);
-  }
-};
-
-/// MoveClusters a pair of sites 2k, 2k + 1 of a row a thread (their bytes at one position of
-/// the two colours); functor over pairs, one replica.
-struct PairedMove {
-  ClusterLattice<2> g;
-  ByteSites<2, int8_t> sites;
-  ClusterLabels labels;
-  ClusterDecision<IsingModel> decision;
-  __device__ void operator()(int64_t pair) const {
-    const uint32_t i = 2 * static_cast<uint32_t>(pair);
-    uint32_t x[2];
-    const int colour = g.coordinates32(i, x);
-    uint32_t first_word = 0, second_word = 0;
-    const bool first = decision.moves(0, labels(0, i), first_word);
-    const bool second = decision.moves(0, labels(0, i + 1), second_word);
-    int8_t* a = sites.at32(0, i, colour);
-    int8_t* b = sites.at32(0, i + 1, colour ^ 1);
-    if (first && (first_word >> 31)) *a = static_cast<int8_t>(-*a);
-    if (second && (second_word >> 31)) *b = static_cast<int8_t>(-*b);
-  }
-};
-
-/// 2D Ising bonds with one Philox block for the sites 2k and 2k + 1 of a row (4 words for 4
-/// bonds); functor over pairs.
-struct PairedBonds {
-  ClusterLattice<2> g;
-  ByteSites<2, int8_t> sites;
-  uint64_t threshold;  ///< IsingParams::cluster_bond
-  uint64_t seed, step;
-  uint8_t* bonds;
-  __device__ void operator()(int64_t pair) const {
-    const uint32_t i = 2 * static_cast<uint32_t>(pair);
-    uint32_t x[2];
-    const int colour = g.coordinates32(i, x);
-    const int8_t a = sites.spin32(0, i, colour), b = sites.spin32(0, i + 1, colour ^ 1);
-    uint32_t y[2] = {x[0], x[1] + 1};
-    const int8_t a_up = sites.spin32(0, g.up32(i, x, 0), colour ^ 1);
-    const int8_t b_up = sites.spin32(0, g.up32(i + 1, y, 0), colour);
-    const int8_t b_right = sites.spin32(0, g.up32(i + 1, y, 1), colour);
-    SiteRandom random(seed, RngStream::cluster_bond, 0, pair, step);
-    const uint32_t w0 = random.next(), w1 = random.next(), w2 = random.next(), w3 = random.next();
-    const auto bond = [&](int8_t u, int8_t v, uint32_t w) { return u == v && threshold > w; };
-    bonds[i] = static_cast<uint8_t>(bond(a, a_up, w0) | bond(a, b, w1) << 1);
-    bonds[i + 1] = static_cast<uint8_t>(bond(b, b_up, w2) | bond(b, b_right, w3) << 1);
-  }
-};
-
 /// Medians of the phases, in seconds.
 struct Phases {
   double bonds = 0, unite = 0, flatten = 0, move = 0;
-  double decide = 0, marked_move = 0, paired_bonds = 0,
-         paired_move = 0;  ///< the experiments (2D aligned tiles)
 };
 
 struct Result {
@@ -313,10 +211,7 @@ class LatticeBench {
                   0,
                   0,
                   true};
-    std::vector<double> t_bonds, t_unite, t_flatten, t_move, t_decide, t_marked, t_paired,
-        t_paired_move;
-    const TileGrid<D> grid = variant.log2.empty() ? TileGrid<D>{} : tiles(variant);
-    const bool experiments = D == 2 && !variant.log2.empty() && grid.aligned;
+    std::vector<double> t_bonds, t_unite, t_flatten, t_move;
     for (int k = 0; k < kWarmup + repeats; ++k) {
       exec_.for_each(volume_, CopySpins{saved_.data(), spins_.data()});
       const uint64_t step = cluster_step(static_cast<uint64_t>(k), 0, 0);
@@ -325,71 +220,15 @@ class LatticeBench {
       if (k == 0) examine_trees(result);
       const double f = exec_.time([&] { flatten(variant); });
       if (k == 0) check_roots(result);
-      double d = 0, mm = 0, pb = 0, pm = 0;
-      if constexpr (D == 2) {
-        if (experiments) {
-          d = exec_.time([&] {
-            decide_at_representatives_kernel<<<grid.per_replica, 512, 0, exec_.stream()>>>(
-                grid, bonds_.data(), parent_.data(), params_.seed, step);
-            LATTICA_CUDA_CHECK_LAUNCH(exec_.stream());
-          });
-          mm = exec_.time([&] {
-            exec_.for_each(
-                volume_,
-                MoveMarkedSites{g_, {lattice_, spins_.data()}, bonds_.data(), parent_.data()});
-          });
-          if (k == 0) keep_spins(marked_spins_);
-          exec_.for_each(volume_, CopySpins{saved_.data(), spins_.data()});
-          pm = exec_.time([&] {
-            exec_.for_each(volume_ / 2, PairedMove{g_,
-                                                   {lattice_, spins_.data()},
-                                                   {parent_.data(), nullptr, volume_},
-                                                   {params_, nullptr, step}});
-          });
-          if (k == 0) keep_spins(paired_spins_);
-          exec_.for_each(volume_, CopySpins{saved_.data(), spins_.data()});
-        }
-      }
       const double m = exec_.time([&] { move(step); });
-      if constexpr (D == 2) {
-        if (experiments) {
-          if (k == 0) {
-            std::vector<int8_t> moved;
-            keep_spins(moved);
-            if (moved != marked_spins_ || moved != paired_spins_) {
-              result.ok = false;
-              std::fprintf(stderr, "cluster_bench: %s: an experiment's move flipped other spins\n",
-                           result.name.c_str());
-            }
-          }
-          pb = exec_.time([&] {
-            exec_.for_each(volume_ / 2, PairedBonds{g_,
-                                                    {lattice_, spins_.data()},
-                                                    params_.cluster_bond,
-                                                    params_.seed,
-                                                    step,
-                                                    bonds_.data()});
-          });
-        }
-      }
       if (k < kWarmup) continue;
       t_bonds.push_back(b);
       t_unite.push_back(u);
       t_flatten.push_back(f);
       t_move.push_back(m);
-      t_decide.push_back(d);
-      t_marked.push_back(mm);
-      t_paired.push_back(pb);
-      t_paired_move.push_back(pm);
     }
-    result.seconds = {median(t_bonds),  median(t_unite),  median(t_flatten), median(t_move),
-                      median(t_decide), median(t_marked), median(t_paired),  median(t_paired_move)};
+    result.seconds = {median(t_bonds), median(t_unite), median(t_flatten), median(t_move)};
     return result;
-  }
-
-  void keep_spins(std::vector<int8_t>& to) const {
-    to.resize(static_cast<size_t>(volume_));
-    exec_.copy_to_host(spins_, to.data());
   }
 
  private:
@@ -399,8 +238,9 @@ class LatticeBench {
     exec_.for_each(
         1, PickClusters<IsingModel>{params_, picks_.data(), step, static_cast<uint64_t>(volume_)});
     const Sites sites{lattice_, spins_.data()};
-    exec_.for_each(volume_, ClusterBonds<D, IsingModel, Sites>{g_, params_, picks_.data(), sites,
-                                                               bonds_.data(), step});
+    for_each_cluster_site(
+        exec_, volume_,
+        ClusterBonds<D, IsingModel, Sites>{g_, params_, picks_.data(), sites, bonds_.data(), step});
   }
   void unite(const Variant& variant) {
     if (variant.log2.empty()) {
@@ -427,8 +267,9 @@ class LatticeBench {
   void move(uint64_t step) {
     const ClusterLabels labels{parent_.data(), nullptr, volume_};
     const ClusterDecision<IsingModel> decision{params_, nullptr, step};
-    exec_.for_each(volume_, MoveClusters<D, IsingModel>{g_, Sites{lattice_, spins_.data()}, labels,
-                                                        decision, picks_.data()});
+    for_each_cluster_site(exec_, volume_,
+                          MoveClusters<D, IsingModel>{g_, Sites{lattice_, spins_.data()}, labels,
+                                                      decision, picks_.data()});
   }
 
   static double median(std::vector<double> t) {
@@ -516,8 +357,6 @@ class LatticeBench {
   std::vector<uint8_t> host_bonds_;
   std::vector<uint8_t> reference_bonds_;  ///< the first variant's bonds on the first repeat
   std::vector<uint32_t> reference_;       ///< the first variant's roots on the first repeat
-  std::vector<int8_t> marked_spins_;      ///< after the decided move (experiments)
-  std::vector<int8_t> paired_spins_;      ///< after the move by pairs (experiments)
 };
 
 /// Runs every start and variant whose name matches on one lattice.
@@ -564,13 +403,6 @@ void bench_lattice(const Exec& exec, int64_t length, double beta, const Options&
                   static_cast<double>(r.sites) / ((t.bonds + t.unite + t.flatten + t.move) * 1e9),
                   r.bond_density, static_cast<long long>(r.clusters), r.largest_share, r.mean_depth,
                   static_cast<long long>(r.max_depth), r.ok ? "ok" : "FAIL");
-      if (t.decide > 0) {
-        std::printf(
-            "    experiments: decided move %.4f (decide %.4f + move %.4f) against %.4f; "
-            "move by pairs %.4f; paired bonds %.4f against %.4f\n",
-            (t.decide + t.marked_move) * ns, t.decide * ns, t.marked_move * ns, t.move * ns,
-            t.paired_move * ns, t.paired_bonds * ns, t.bonds * ns);
-      }
       std::fflush(stdout);
     }
   }

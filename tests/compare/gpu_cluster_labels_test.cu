@@ -194,8 +194,10 @@ TEST(GpuClusterLabels, ReplicasAreLabelledIndependently) {
 }
 
 // The engine's own bonds: ClusterBonds on random configurations (Ising with a field, so some
-// ghost bonds; Potts q = 3 with h > 0), on the GPU and through CpuExec, then the labelling. The
-// bond masks must be the same bits on both backends, and the roots canonical for those bonds.
+// ghost bonds; Potts q = 3 with h > 0), on the GPU and through CpuExec, then the labelling and
+// MoveClusters. The bond masks must be the same bits on both backends and whether a thread takes
+// a site or (the engine's way on these whole lattices) a pair of sites, the roots canonical for
+// those bonds, and the moved spins the same on both backends and both ways.
 template <int D, class Model>
 void expect_engine_bonds_labelled(const typename Model::Params& params, const int64_t (&extents)[D],
                                   int replicas, int q, uint64_t step) {
@@ -214,6 +216,7 @@ void expect_engine_bonds_labelled(const typename Model::Params& params, const in
 
   std::vector<uint8_t> bonds_on[2];
   std::vector<uint32_t> roots_on[2];
+  std::vector<typename Model::Spin> moved_on[2];
   const auto run = [&](const auto& exec, int which) {
     auto d_spins = exec.template allocate<typename Model::Spin>(sites);
     auto picks = exec.template allocate<ClusterPick<Model>>(replicas);
@@ -224,20 +227,40 @@ void expect_engine_bonds_labelled(const typename Model::Params& params, const in
     exec.for_each(replicas,
                   PickClusters<Model>{params, picks.data(), step, static_cast<uint64_t>(g.volume)});
     using Sites = ByteSites<D, typename Model::Spin>;
-    exec.for_each(
-        sites, ClusterBonds<D, Model, Sites>{g, params, picks.data(),
-                                             Sites{lattice, d_spins.data()}, bonds.data(), step});
+    const ClusterBonds<D, Model, Sites> draw{
+        g, params, picks.data(), Sites{lattice, d_spins.data()}, bonds.data(), step};
+    exec.for_each(sites, draw);  // a thread a site
     bonds_on[which].resize(static_cast<size_t>(sites));
-    exec.copy_to_host(bonds, bonds_on[which].data());  // before the tiles mark representatives
+    exec.copy_to_host(bonds, bonds_on[which].data());
+    exec.zero(bonds);
+    for_each_cluster_site(exec, sites, draw);  // a thread per pair
+    std::vector<uint8_t> paired(bonds_on[which].size());
+    exec.copy_to_host(bonds, paired.data());  // before the tiles mark representatives
+    EXPECT_EQ(paired, bonds_on[which]) << "bond masks by pairs, backend " << which;
     label_box(exec, g, bonds.data(), parent.data(), sites);  // generic on the CPU, tiled here
     std::vector<uint32_t> parents(static_cast<size_t>(sites + 1));
     exec.copy_to_host(parent, parents.data());
     roots_on[which].resize(parents.size());
     for (size_t n = 0; n < parents.size(); ++n) roots_on[which][n] = parents[parents[n]];
+    const MoveClusters<D, Model> move{g,
+                                      Sites{lattice, d_spins.data()},
+                                      {parent.data(), nullptr, g.volume},
+                                      {params, nullptr, step},
+                                      picks.data()};
+    exec.for_each(sites, move);  // a thread a site
+    moved_on[which].resize(spins.size());
+    exec.copy_to_host(d_spins, moved_on[which].data());
+    exec.copy_to_device(spins.data(), d_spins);
+    for_each_cluster_site(exec, sites, move);  // a thread per pair
+    std::vector<typename Model::Spin> moved(spins.size());
+    exec.copy_to_host(d_spins, moved.data());
+    EXPECT_EQ(moved, moved_on[which]) << "spins moved by pairs, backend " << which;
   };
   run(CpuExec(1), 0);
   run(CudaExec(0), 1);
   ASSERT_EQ(bonds_on[1], bonds_on[0]) << "bond masks, GPU against CPU";
+  EXPECT_EQ(moved_on[1], moved_on[0]) << "moved spins, GPU against CPU";
+  EXPECT_NE(moved_on[0], spins) << "the case should move some clusters";
   b.bonds = bonds_on[0];
   int64_t ghost = 0, occupied = 0;
   for (uint8_t mask : b.bonds) {

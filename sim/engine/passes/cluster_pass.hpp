@@ -308,9 +308,10 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
       c_.exec.for_each(sites / 32,
                        MovePackedClusters<D, Model>{g_, c_.storage.words(), labels, decision});
     } else {
-      c_.exec.for_each(
-          sites, MoveClusters<D, Model>{g_, ByteSites<D, Spin>{c_.lattice, c_.storage.sites()},
-                                        labels, decision, picks_.data()});
+      for_each_cluster_site(
+          c_.exec, sites,
+          MoveClusters<D, Model>{g_, ByteSites<D, Spin>{c_.lattice, c_.storage.sites()}, labels,
+                                 decision, picks_.data()});
     }
     if (c_.box) {  // the moved spins' ghost copies (both colours), for the next step's bonds
       c_.exec.side_waits_for_main();
@@ -324,9 +325,9 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
   void bond_and_label(const Sites& sites, uint64_t step_word) {
     const int64_t sites_count = c_.settings.replicas * g_.volume;
     launch_with_couplings(c_.replica_params(), [&](const auto& couplings) {
-      c_.exec.for_each(sites_count,
-                       ClusterBonds<D, Model, Sites, std::decay_t<decltype(couplings)>>{
-                           g_, couplings, picks_.data(), sites, bonds_.data(), step_word});
+      for_each_cluster_site(c_.exec, sites_count,
+                            ClusterBonds<D, Model, Sites, std::decay_t<decltype(couplings)>>{
+                                g_, couplings, picks_.data(), sites, bonds_.data(), step_word});
     });
     label_box(c_.exec, g_, bonds_.data(), parent_.data(), sites_count);
     if (c_.box) merge_across_boxes();
