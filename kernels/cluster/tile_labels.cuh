@@ -322,18 +322,53 @@ __global__ void label_tiles_kernel(TileGrid<D> t, const uint8_t* bonds, uint32_t
   }
 }
 
-/// Joins node and node + step, the ends of a bond (`bonded`), unless the lane before bonds the
-/// same way, its node is joined to this one already (`joined_before`) and its bond's other end
-/// has the same parent as this one's: its union joins this bond's ends too (and so on down the
-/// lanes, to a union made). Every lane of the warp calls this.
-__device__ __forceinline__ void unite_across(uint32_t* local, uint32_t node, uint32_t step,
-                                             bool bonded, bool joined_before) {
+/// A warp's unions, queued in shared memory (`slots` pairs of local nodes, a << 16 | b) and then
+/// united by its lanes together, a pair a lane. United where they are found, they ran at the two
+/// or three lanes that found them while the others waited, and the lanes that the finds' loops
+/// left apart ran the rest of the sweep's row apart too (Nsight Compute, session n call 6: 2.6
+/// of the sweep's 6.1 warp instructions a site). Local nodes are at most 4096 (TileGrid::make).
+struct WarpUnions {
+  uint32_t* pairs;
+  int slots;
+  int count;  ///< queued, the same in every lane
+
+  /// Queues the union of a and b where `wanted` (or, with the queue full, unites them at once).
+  /// Every lane of the warp calls this.
+  __device__ __forceinline__ void add(uint32_t* local, bool wanted, uint32_t a, uint32_t b) {
+    const unsigned want = __ballot_sync(0xffffffffu, wanted);
+    const unsigned lanes_before = (1u << (threadIdx.x & 31)) - 1;
+    const int slot = count + __popc(want & lanes_before);
+    count += __popc(want);
+    if (!wanted) return;
+    if (slot < slots) {
+      pairs[slot] = a << 16 | b;
+    } else {
+      unite_in_tile(local, a, b);
+    }
+  }
+  /// Unites the queued pairs, a lane each, and empties the queue. Every lane of the warp calls
+  /// this. (Lanes that loop through their finds alone run at 5 to 7 of 32 here; keeping them in
+  /// step, every lane one step up a pass, measured slower: Nsight Compute, session o call 3.)
+  __device__ __forceinline__ void unite_all(uint32_t* local) {
+    __syncwarp();
+    const int n = count < slots ? count : slots;
+    for (int k = static_cast<int>(threadIdx.x & 31); k < n; k += 32)
+      unite_in_tile(local, pairs[k] >> 16, pairs[k] & 0xffffu);
+    count = 0;
+  }
+};
+
+/// Whether node and node + step, the ends of a bond (`bonded`), need a union: not where the lane
+/// before bonds the same way, its node is joined to this one already (`joined_before`) and its
+/// bond's other end has the same parent as this one's, for its union joins this bond's ends too
+/// (and so on down the lanes, to a union made). Every lane of the warp calls this.
+__device__ __forceinline__ bool needs_union_across(const uint32_t* local, uint32_t node,
+                                                   uint32_t step, bool bonded, bool joined_before) {
   const int lane = static_cast<int>(threadIdx.x & 31);
   const uint32_t other = bonded ? load_parent(local + node + step) : 0;
   const uint32_t left_other = __shfl_up_sync(0xffffffffu, other, 1);
   const unsigned left_bonded = __ballot_sync(0xffffffffu, bonded) << 1 >> lane & 1;
-  if (bonded && !(lane > 0 && left_bonded && joined_before && left_other == other))
-    unite_in_tile(local, node, node + step);
+  return bonded && !(lane > 0 && left_bonded && joined_before && left_other == other);
 }
 
 /// label_tiles_kernel for an aligned grid (TileGrid::aligned: whole tiles, rows of at least 32
@@ -344,10 +379,12 @@ __device__ __forceinline__ void unite_across(uint32_t* local, uint32_t node, uin
 /// bonds between segments, column groups and, in 3D and 4D, the other axes' sheets go to the
 /// union-find, and of those a bond whose ends the bond to its left has joined already is left
 /// out. (The first version's unions of every bond ran at 6.7 of 32 lanes and took two thirds of
-/// the kernel's instructions, Nsight Compute, session n.) Each thread reads its sites' bond masks
-/// once and keeps them in registers, and marks each part's smallest node, its representative, in
-/// its bond mask (kTileRepresentative). Precondition: blockDim.x a multiple of 32 with
-/// per_thread = t.sites / blockDim.x at most 8 and at most the rows along axis D-2.
+/// the kernel's instructions, Nsight Compute, session n.) Each warp queues its unions and unites
+/// them after its sweep and its bonds across (WarpUnions). Each thread reads its sites' bond
+/// masks once and keeps them in registers, and marks each part's smallest node, its
+/// representative, in its bond mask (kTileRepresentative). Precondition: blockDim.x a multiple
+/// of 32 with per_thread = t.sites / blockDim.x at most 8 and at most the rows along axis D-2;
+/// shared memory for aligned_tiles_shared_words(t.sites) words.
 template <int D>
 __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32_t* parent) {
   extern __shared__ uint32_t shared[];
@@ -356,8 +393,8 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
   const Tile<D> tile(t, blockIdx.x);
   const unsigned all = 0xffffffffu;
   const int lane = static_cast<int>(threadIdx.x & 31);
-  const int per_thread = t.sites / static_cast<int>(blockDim.x);  // a power of two, as all here
-  const int per_log2 = __ffs(per_thread) - 1;
+  const int per_log2 = __ffs(t.sites) - __ffs(static_cast<int>(blockDim.x));  // powers of two
+  const int per_thread = 1 << per_log2;
   const int row_log2 = t.shape.log2[D - 1];
   const int lines_log2 = t.shape.log2[D - 2];
   // This warp's segment: rows segment * per_thread ... of column group `group` of sheet `sheet`.
@@ -369,10 +406,16 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
   const int first =
       ((((sheet << lines_log2) + (segment << per_log2)) << row_log2) | (group << 5)) + lane;
   const auto site = [&](int i) { return first + (i << row_log2); };
+  // Where site(i) is in the lattice: the rows along axis D - 2 are stride[D - 2] apart.
+  const uint32_t first_at = tile.base + t.offset(first);
+  const auto at = [&](int i) { return first_at + static_cast<uint32_t>(i) * t.stride[D - 2]; };
+  // Half a slot a site: a warp's sweep and bonds across have found about 32 unions for 256 sites
+  // (2D 4096^2 at beta_c).
+  const int slots = 16 * per_thread;
+  WarpUnions unions{shared + 2 * (t.sites + 1) + warp * slots, slots, 0};
   if (threadIdx.x == 0) local[0] = smallest[0] = kGhostNode;
   uint64_t masks = 0;  // byte i: the bonds of site(i)
-  for (int i = 0; i < per_thread; ++i)
-    masks |= static_cast<uint64_t>(bonds[tile.base + t.offset(site(i))]) << (8 * i);
+  for (int i = 0; i < per_thread; ++i) masks |= static_cast<uint64_t>(bonds[at(i)]) << (8 * i);
   const auto mask_of = [&](int i) { return static_cast<uint8_t>(masks >> (8 * i)); };
   // The sweep.
   uint32_t label = 0;        // the previous row's label at this lane
@@ -386,17 +429,22 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
     const int start = left ? 32 - __clz(static_cast<int>(left)) : 0;  // the run's first lane
     const int end = __ffs(~along & (all << lane)) - 1;                // and its last
     const unsigned in_run = (all << start) & (all >> (31 - end));
-    const unsigned contacts = __ballot_sync(all, from_above) & in_run;
+    const unsigned contact_lanes = __ballot_sync(all, from_above);
+    const unsigned contacts = contact_lanes & in_run;
     const int contact = contacts ? __ffs(contacts) - 1 : start;
     const uint32_t above = __shfl_sync(all, label, contact);
     const uint32_t chosen = contacts ? above : node - static_cast<uint32_t>(lane - start);
-    if (from_above && label != chosen) unite_in_tile(local, label, chosen);
+    // A contact whose label is not the run's joins the two, unless the lane before, in the run,
+    // brought the same label: its union (or none, where that is the run's) joins them already.
+    const uint32_t left_label = __shfl_up_sync(all, label, 1);
+    const bool same_as_left =
+        lane > start && (contact_lanes >> (lane - 1) & 1) && left_label == label;
+    unions.add(local, from_above && label != chosen && !same_as_left, label, chosen);
     local[node] = chosen;
     smallest[node] = node;
     starts_root |= static_cast<unsigned>(chosen == node) << i;
     label = chosen;
     from_above = (mask >> (D - 2) & 1) && i + 1 < per_thread;
-    __syncwarp();
   }
   __syncthreads();
   // The bonds the sweep left: to the next segment, along the axes before D - 2, to the ghost.
@@ -407,14 +455,15 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
     const uint8_t left_mask = static_cast<uint8_t>(__shfl_up_sync(all, mask, 1));
     const bool along_left = lane > 0 && (left_mask >> (D - 1) & 1);
     const bool ghost = mask & kGhostBond;
-    if (ghost && !(along_left && (left_mask & kGhostBond))) unite_in_tile(local, node, kGhostNode);
+    unions.add(local, ghost && !(along_left && (left_mask & kGhostBond)), node, kGhostNode);
     for (int a = 0; a < D - 1; ++a) {
       if (a == D - 2 && i + 1 < per_thread) continue;  // the sweep joined it
       const int last = (1 << t.shape.log2[a]) - 1;
       const bool bonded = (mask >> a & 1) && ((l >> t.shift[a]) & last) != last;
-      unite_across(local, node, 1u << t.shift[a], bonded, along_left);
+      const uint32_t step = 1u << t.shift[a];
+      unions.add(local, needs_union_across(local, node, step, bonded, along_left), node,
+                 node + step);
     }
-    __syncwarp();
   }
   // The bonds from the group's last column to the next group's first: row i by lane i, and
   // left out where the row before's bond and the sweep have joined its ends.
@@ -427,8 +476,10 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
     const bool bonded = lane < per_thread && (mask >> (D - 1) & 1) && (l & row_end) != row_end;
     const bool joined_before =
         i > 0 && (static_cast<uint8_t>(last_masks >> (8 * (i - 1))) >> (D - 2) & 1);
-    unite_across(local, static_cast<uint32_t>(1 + l), 1, bonded, joined_before);
+    const uint32_t node = static_cast<uint32_t>(1 + l);
+    unions.add(local, needs_union_across(local, node, 1, bonded, joined_before), node, node + 1);
   }
+  unions.unite_all(local);
   __syncthreads();
   // Every label's start (and the ghost) at its root, and each root's smallest node: the smallest
   // node of a part is a start (its first row's first site has no site of the part above), so
@@ -439,18 +490,23 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
     atomicMin(smallest + root, node);
   };
   if (threadIdx.x == 0) settle(kGhostNode);
-  for (int i = 0; i < per_thread; ++i) {
-    if (starts_root >> i & 1) settle(static_cast<uint32_t>(1 + site(i)));
-  }
+  for (unsigned starts = starts_root; starts; starts &= starts - 1)
+    settle(static_cast<uint32_t>(1 + site(__ffs(static_cast<int>(starts)) - 1)));
   __syncthreads();
   for (int i = 0; i < per_thread; ++i) {
     const int l = site(i);
     const uint32_t least = smallest[local[local[1 + l]]];
-    const uint32_t at = tile.base + t.offset(l);
-    parent[1 + at] =
+    parent[1 + at(i)] =
         least == kGhostNode ? kGhostNode : 1 + tile.base + t.offset(static_cast<int>(least) - 1);
-    if (least == static_cast<uint32_t>(1 + l)) bonds[at] |= kTileRepresentative;
+    if (least == static_cast<uint32_t>(1 + l))
+      bonds[at(i)] = static_cast<uint8_t>(mask_of(i) | kTileRepresentative);
   }
+}
+
+/// Shared memory words of label_aligned_tiles_kernel for tiles of `sites` sites: the parents
+/// and smallest nodes (the ghost's too), and the warps' queues of unions.
+inline size_t aligned_tiles_shared_words(int sites) {
+  return 2 * (static_cast<size_t>(sites) + 1) + static_cast<size_t>(sites) / 2;
 }
 
 /// Points every representative (kTileRepresentative) at its root, after the unions of the bonds
@@ -560,7 +616,9 @@ void unite_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replicas
       const int per_thread = lines < 8 ? lines : 8;
       if (threads < t.sites / per_thread) threads = t.sites / per_thread;
       label_aligned_tiles_kernel<D>
-          <<<static_cast<unsigned>(blocks), threads, shared, exec.stream()>>>(t, bonds, parent);
+          <<<static_cast<unsigned>(blocks), threads,
+             aligned_tiles_shared_words(t.sites) * sizeof(uint32_t), exec.stream()>>>(t, bonds,
+                                                                                      parent);
       swept = true;
     }
   }
