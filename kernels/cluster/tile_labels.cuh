@@ -30,8 +30,11 @@
 // roots (PointRepresentativesAtRoots), not every node: each node's parent is then its
 // representative, itself at the root, and a node's root is its parent's parent (labelled_root in
 // cluster_moves.hpp), which the moves read. Boxes and cut tiles are flattened node by node.
-// On an H200, 2D 4096^2 at beta_c, these took a step from 20.7 to 26.3 sites per ns
-// (tests/bench/results/session_n_nvidia_h200/call7).
+// Each warp queues the unions that its sweep and its bonds across find, and its lanes unite them
+// together afterwards (WarpUnions). On an H200, 2D 4096^2 at beta_c, these took a step from 20.7
+// to 26.3 sites per ns (tests/bench/results/session_n_nvidia_h200/call7), and the queues, with
+// the bonds and moves a pair of sites a thread (cluster_moves.hpp), to 33.2
+// (session_o_nvidia_h200/call4).
 
 #include <cuda_runtime.h>
 
@@ -663,11 +666,11 @@ void label_box_tiled(const CudaExec& exec, const ClusterLattice<D>& g, uint8_t* 
 
 /// Tiles of 4096 sites whose rows (the last axis) are at least 32 long where the dimension
 /// allows, so that a warp's ballot starts each row's runs: 1D 4096, 2D 32 x 128, 3D 8 x 16 x 32,
-/// 4D 8^4. On an H200, at the critical points (tests/bench/cluster_bench.cu, session n call 8):
-/// 2D 8192^2 0.015 ns per site for the unions (64 x 64: 0.015; 32 x 32, whose 1024 sites leave
-/// each warp 2 rows to sweep: 0.023; the same tiles not swept: 0.023; the global unions alone:
-/// 0.060); 3D 256^3 0.023 (8 x 8 x 64: 0.024; 16^3, rows too short to sweep: 0.039; not swept:
-/// 0.032).
+/// 4D 8^4. On an H200, at the critical points (tests/bench/cluster_bench.cu, session o call 4):
+/// 2D 8192^2 0.0117 ns per site for the unions (64 x 64: 0.0117; 32 x 32, whose 1024 sites leave
+/// each warp 2 rows to sweep: 0.0215; the same tiles not swept: 0.0228; the global unions alone,
+/// session n: 0.060); 3D 256^3 0.0193 (8 x 8 x 64: 0.0199; 16^3, rows too short to sweep:
+/// 0.0388; not swept: 0.0316).
 template <int D>
 TileShape<D> default_tile_shape() {
   TileShape<D> s{};
