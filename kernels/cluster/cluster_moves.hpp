@@ -22,7 +22,9 @@
 // exchanging them (sim/engine/passes/cluster_pass.hpp).
 //
 // Sites here are named by their lexicographic index in the (box) lattice, with ghosts; storage is
-// read through a Sites accessor (ByteSites, PackedSites).
+// read through a Sites accessor (ByteSites, PackedSites). On a lattice without ghost layers the
+// bonds and moves take a pair of sites of a row a thread (for_each_cluster_site), in 32-bit
+// arithmetic.
 
 #include <cstdint>
 
@@ -438,7 +440,7 @@ struct MoveClusters {
   /// one position of the two colours) of a lattice without ghost layers, in 32-bit arithmetic.
   /// Both sites' labels and words come before either spin is written, so that their loads
   /// overlap: the move is bound by the latency of its dependent loads (a thread a site: 0.0082
-  /// ns a site at 2D 4096^2 on an H200, a thread per pair 0.0066, session n call 10).
+  /// ns a site at 2D 4096^2 on an H200, a thread per pair 0.0072, session o call 1).
   LATTICA_HD_INLINE void whole_lattice_pair(uint32_t index) const {
     uint32_t i;
     const uint32_t r = g.replica32(index, i);
@@ -458,9 +460,8 @@ struct MoveClusters {
   }
 };
 
-/// Runs a site functor with a whole_lattice_pair (ClusterBonds, MoveClusters) over replica * V +
-/// site: a thread per pair of sites (2k, 2k + 1 of a row) on a lattice without ghost layers,
-/// else a thread per site.
+/// f.whole_lattice_pair for each pair of sites 2k, 2k + 1 of a row; functor over
+/// (replica * V + 2k) / 2.
 template <class F>
 struct OverSitePairs {
   F f;
@@ -468,6 +469,10 @@ struct OverSitePairs {
     f.whole_lattice_pair(2 * static_cast<uint32_t>(pair));
   }
 };
+
+/// Runs a site functor with a whole_lattice_pair (ClusterBonds, MoveClusters) over `sites` sites
+/// (replica * V + site): a thread per pair of sites of a row on a lattice without ghost layers,
+/// else a thread per site. Both give the same bonds and moves.
 template <class Exec, class F>
 void for_each_cluster_site(const Exec& exec, int64_t sites, const F& f) {
   if (f.g.boxed) {

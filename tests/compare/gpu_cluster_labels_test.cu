@@ -83,6 +83,48 @@ TEST(GpuClusterLabels, TiledLabellingGivesTheCanonicalRootsAtEveryTileShape) {
   }
 }
 
+/// Brick walls on rows x columns sites: the bonds along axis 0 (each missing with probability
+/// `drop`), and along axis 1 those from the sites whose coordinates sum to an even number, so
+/// that each run of two sites of a row meets two labels of the row before; and a ghost bond at
+/// each site with probability `ghost`.
+BondSet brick_walls(const std::string& name, int64_t rows, int64_t columns, double drop,
+                    double ghost, uint64_t seed) {
+  BondSet b{name, {rows, columns}, 1, std::vector<uint8_t>(static_cast<size_t>(rows * columns))};
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int64_t y = 0; y < rows; ++y) {
+    for (int64_t x = 0; x < columns; ++x) {
+      uint8_t& mask = b.bonds[static_cast<size_t>(y * columns + x)];
+      if (u(rng) >= drop) mask |= 1;
+      if ((x + y) % 2 == 0) mask |= 2;
+      if (u(rng) < ghost) mask |= kGhostBond;
+    }
+  }
+  return b;
+}
+
+// The swept tiles' queues of unions (WarpUnions, a slot for every two sites) overflowing: on
+// brick walls each warp of the 32 x 128 tiles (8 rows of 32 sites) queues about 96 unions in its
+// sweep and 32 for the bonds to the next warp's rows, a whole queue; the ghost bonds queue more,
+// which are united at once.
+TEST(GpuClusterLabels, SweptTilesWhoseQueuesOfUnionsOverflow) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  const CudaExec exec(0);
+  const BondSet sets[] = {
+      brick_walls("brick walls", 128, 256, 0, 0, 1),
+      brick_walls("brick walls, every site bonded to the ghost", 128, 256, 0, 1, 2),
+      brick_walls("brick walls, 2 % of the bonds along axis 0 missing, half the sites bonded to "
+                  "the ghost",
+                  256, 512, 0.02, 0.5, 3),
+      brick_walls("brick walls, 30 % of the bonds along axis 0 missing", 256, 512, 0.3, 0, 4)};
+  for (const BondSet& b : sets) {
+    SCOPED_TRACE(b.name);
+    const std::vector<uint32_t> want = expected_roots(b);
+    for (const std::vector<int>& log2 : {std::vector<int>{5, 7}, std::vector<int>{6, 6}})
+      ASSERT_TRUE(same_roots(tiled_roots(exec, b, log2), want)) << "tile log2 " << log2[0];
+  }
+}
+
 // Which grids the sweeps (label_aligned_tiles_kernel) label: whole lattices of 2 or more
 // dimensions whose extents the tiles divide, with rows of 32 sites or more. The test above runs
 // them on 1024^2, 512^2 x 4 replicas, 128^3 and 32^4, among others, and the generic kernel on the
