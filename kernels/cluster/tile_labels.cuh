@@ -412,8 +412,8 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
   // Where site(i) is in the lattice: the rows along axis D - 2 are stride[D - 2] apart.
   const uint32_t first_at = tile.base + t.offset(first);
   const auto at = [&](int i) { return first_at + static_cast<uint32_t>(i) * t.stride[D - 2]; };
-  // Half a slot a site: a warp's sweep and bonds across have found about 32 unions for 256 sites
-  // (2D 4096^2 at beta_c).
+  // Half a slot a site: a warp's sweep and bonds across queue about 29 unions for 256 sites (2D
+  // 4096^2 at beta_c; Nsight Compute's count of the queue's stores, session o call 2).
   const int slots = 16 * per_thread;
   WarpUnions unions{shared + 2 * (t.sites + 1) + warp * slots, slots, 0};
   if (threadIdx.x == 0) local[0] = smallest[0] = kGhostNode;
