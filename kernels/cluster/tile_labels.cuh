@@ -325,6 +325,11 @@ __global__ void label_tiles_kernel(TileGrid<D> t, const uint8_t* bonds, uint32_t
   }
 }
 
+/// Sites per slot of the swept tiles' queues of unions: a warp's sweep and bonds across queue
+/// about 29 unions for 256 sites (2D 4096^2 at beta_c; Nsight Compute's count of the queue's
+/// stores, session o call 2), so half a slot a site overflows only on contrived bond sets.
+constexpr int kSitesPerUnionSlot = 2;
+
 /// A warp's unions, queued in shared memory (`slots` pairs of local nodes, a << 16 | b) and then
 /// united by its lanes together, a pair a lane. United where they are found, they ran at the two
 /// or three lanes that found them while the others waited, and the lanes that the finds' loops
@@ -412,9 +417,8 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
   // Where site(i) is in the lattice: the rows along axis D - 2 are stride[D - 2] apart.
   const uint32_t first_at = tile.base + t.offset(first);
   const auto at = [&](int i) { return first_at + static_cast<uint32_t>(i) * t.stride[D - 2]; };
-  // Half a slot a site: a warp's sweep and bonds across queue about 29 unions for 256 sites (2D
-  // 4096^2 at beta_c; Nsight Compute's count of the queue's stores, session o call 2).
-  const int slots = 16 * per_thread;
+  // A warp's slice of the queues: its 32 * per_thread sites' (kSitesPerUnionSlot).
+  const int slots = 32 * per_thread / kSitesPerUnionSlot;
   WarpUnions unions{shared + 2 * (t.sites + 1) + warp * slots, slots, 0};
   if (threadIdx.x == 0) local[0] = smallest[0] = kGhostNode;
   uint64_t masks = 0;  // byte i: the bonds of site(i)
@@ -509,7 +513,7 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
 /// Shared memory words of label_aligned_tiles_kernel for tiles of `sites` sites: the parents
 /// and smallest nodes (the ghost's too), and the warps' queues of unions.
 inline size_t aligned_tiles_shared_words(int sites) {
-  return 2 * (static_cast<size_t>(sites) + 1) + static_cast<size_t>(sites) / 2;
+  return 2 * (static_cast<size_t>(sites) + 1) + static_cast<size_t>(sites / kSitesPerUnionSlot);
 }
 
 /// Points every representative (kTileRepresentative) at its root, after the unions of the bonds
