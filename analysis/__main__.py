@@ -155,7 +155,10 @@ sim prints a run's rate when it ends but does not store it in the file: give it 
 (a JSON side file, as tests/bench/cluster_dynamics.py writes: {"runs": [{"file": F,
 "site_updates_per_ns": X}, ...]}, or a plain {F: X}) or --rate KEY=VALUE, KEY a file, a size
 L or LABEL:L. The extrapolation uses the rate of each algorithm's largest size unless
---extrapolation-rate LABEL=VALUE gives the rate at that size. dynamics.py has the details."""
+--extrapolation-rate LABEL=VALUE gives the rate at that size. --fit-sizes MIN:MAX fits only
+those sizes (all are still listed). A FILE ending in .json is an earlier --json document of
+this command: its runs and their rates are analysed again (to refit or re-extrapolate a
+committed result without its runs' files). dynamics.py has the details."""
 
 PLOT_DESCRIPTION = """\
 Writes PNG figures into DIR and prints their paths: per file <stem>.series.png (e and m
@@ -686,8 +689,25 @@ def cmd_dynamics(args, parser):
         except (OSError, ValueError, TypeError, KeyError) as e:
             _error(f"--rates {args.rates}: {e}")
             return 2
-    prepared, ok = _prepare(args.files, args.cut)
-    runs = []
+    fit_sizes = (None, None)
+    if args.fit_sizes is not None:
+        try:
+            fit_sizes = dynamics.parse_fit_sizes(args.fit_sizes)
+        except ValueError as e:
+            parser.error(str(e))
+    documents = [f for f in args.files if f.endswith(".json")]
+    runs, ok = [], True
+    for path in documents:
+        try:
+            runs.extend(dynamics.read_document(path))
+        except (OSError, ValueError) as e:
+            _error(f"{path}: {e}" if not str(e).startswith(path) else str(e))
+            ok = False
+    prepared, prepared_ok = ([], True)
+    others = [f for f in args.files if not f.endswith(".json")]
+    if others:
+        prepared, prepared_ok = _prepare(others, args.cut)
+    ok = ok and prepared_ok
     for p in prepared:
         label = dynamics.run_algorithm(p.run)[3]
         dims = list(p.dims)
@@ -696,7 +716,8 @@ def cmd_dynamics(args, parser):
         runs.append(dynamics.analyse_run(p, rate, source))
     if not runs:
         return 1
-    document = dynamics.analyse(runs, args.extrapolate, args.reference, dict(extrapolation))
+    document = dynamics.analyse(runs, args.extrapolate, args.reference, dict(extrapolation),
+                                fit_sizes)
     if target != "-":
         print(dynamics.format_dynamics(document))
     if args.plot is not None:
@@ -961,6 +982,8 @@ def main(argv=None):
                         "its largest size; repeatable)")
     p.add_argument("--reference", default="metropolis", metavar="NAME",
                    help="the algorithm gains are measured against (default metropolis)")
+    p.add_argument("--fit-sizes", metavar="MIN:MAX",
+                   help="fit only the sizes MIN <= L <= MAX (either may be left out: 64:)")
     p.add_argument("--cut", type=int, metavar="N", help=CUT_HELP)
     p.add_argument("--json", nargs="?", const="-", metavar="PATH", help=JSON_HELP)
     p.add_argument("--plot", metavar="PNG", help="write tau_int against L (log-log) with the "

@@ -32,7 +32,9 @@ cluster count when it is not 1) and observable, the fit
                         of A and z from the covariance of the fit (not scaled by chi^2/dof;
                         the JSON also has them scaled by sqrt(chi^2/dof) where that is > 1)
 
-and, at L = --extrapolate (default 4096, V = L^d), the fitted tau_int and the independent
+over the sizes --fit-sizes MIN:MAX admits (default all; either bound may be left out, e.g.
+64: for the sizes where corrections to scaling have faded), and, at L = --extrapolate
+(default 4096, V = L^d), the fitted tau_int and the independent
 samples per second with the rate of the algorithm's largest measured size (a GPU's rate grows
 with the lattice until it is full, so this rather underestimates the rate at a large L; give
 the rate at that size with --extrapolation-rate LABEL=VALUE, e.g. from `sim bench`), and the
@@ -40,6 +42,10 @@ gain of each algorithm over the reference one (--reference, default "metropolis"
 per second over the reference's, at the extrapolated L and at every size both measured.
 Errors of samples per second and gains come from the tau_int errors alone (the rates are
 taken as exact).
+
+A FILE may also be an earlier JSON document of this command (--json): its runs, with the rates
+they had, are analysed again, so that a committed result can be refitted over other sizes or
+extrapolated with other rates without the runs' files.
 """
 
 import json
@@ -59,6 +65,7 @@ DEFAULT_EXTRAPOLATE = 4096
 FIT_RULE = ("tau_int = A L^z: weighted least squares of ln tau_int = ln A + z ln L with "
             "weights (tau_int / error)^2; errors of A and z from the fit's covariance")
 SAMPLES_RULE = "independent samples per second = rate 1e9 / (passes V 2 tau_int), all replicas"
+DOCUMENT_SCHEMA = "lattica-dynamics/1"
 
 
 def _finite(x):
@@ -339,12 +346,55 @@ def _find_reference(groups, model, d, reference):
     return None
 
 
+def parse_fit_sizes(text):
+    """(low, high) of a --fit-sizes MIN:MAX option, either bound None when left out."""
+    low, sep, high = text.partition(":")
+    if not sep:
+        raise ValueError(f"--fit-sizes {text!r}: expected MIN:MAX (either may be left out)")
+    bounds = []
+    for part in (low, high):
+        part = part.strip()
+        if not part:
+            bounds.append(None)
+            continue
+        try:
+            value = float(part)
+        except ValueError:
+            raise ValueError(f"--fit-sizes {text!r}: {part!r} is not a number") from None
+        if not value > 0 or not math.isfinite(value):
+            raise ValueError(f"--fit-sizes {text!r}: a size must be positive")
+        bounds.append(value)
+    if bounds[0] is not None and bounds[1] is not None and bounds[0] > bounds[1]:
+        raise ValueError(f"--fit-sizes {text!r}: MIN is above MAX")
+    return tuple(bounds)
+
+
+def _in_fit(size, fit_sizes):
+    low, high = fit_sizes
+    return (low is None or size >= low) and (high is None or size <= high)
+
+
+def read_document(path):
+    """The runs of an earlier dynamics document (--json), as analyse() takes them."""
+    with open(path, encoding="utf-8") as f:
+        document = json.load(f)
+    if not isinstance(document, dict) or document.get("schema") != DOCUMENT_SCHEMA:
+        raise ValueError(f"{path}: not a dynamics document (schema {DOCUMENT_SCHEMA!r})")
+    runs = document.get("runs")
+    if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
+        raise ValueError(f"{path}: its 'runs' are not a list of runs")
+    for r in runs:
+        r.pop("gain", None)  # analyse() computes the gains again
+    return runs
+
+
 def analyse(runs, extrapolate=DEFAULT_EXTRAPOLATE, reference=DEFAULT_REFERENCE,
-            extrapolation_rates=None):
+            extrapolation_rates=None, fit_sizes=(None, None)):
     """The document of the dynamics command from analyse_run() dicts: runs (sorted by model,
     d, label and L, each with its gains over the reference run of the same size), fits per
-    algorithm and observable, the extrapolation to L = extrapolate with gains over the
-    reference algorithm. extrapolation_rates: {label: rate} at that size."""
+    algorithm and observable over the sizes in fit_sizes = (low, high) (None: unbounded), the
+    extrapolation to L = extrapolate with gains over the reference algorithm.
+    extrapolation_rates: {label: rate} at that size."""
     extrapolation_rates = dict(extrapolation_rates or {})
     runs = sorted(runs, key=lambda r: (r["model"], r["d"], r["label"], r["L"]))
     groups = {}
@@ -370,9 +420,11 @@ def analyse(runs, extrapolate=DEFAULT_EXTRAPOLATE, reference=DEFAULT_REFERENCE,
                 rate, rate_from = extrapolation_rates[name], "--extrapolation-rate"
                 used_labels.add(name)
         volume = float(extrapolate) ** d
+        fitted = [r for r in members if _in_fit(r["L"], fit_sizes)]
         for name in OBSERVABLES:
-            fit = fit_power_law(sizes, [r["observables"][name]["tau_int"] for r in members],
-                                [r["observables"][name]["tau_int_error"] for r in members])
+            fit = fit_power_law([r["L"] for r in fitted],
+                                [r["observables"][name]["tau_int"] for r in fitted],
+                                [r["observables"][name]["tau_int_error"] for r in fitted])
             entry = {"model": model, "d": d, "label": label,
                      "group": _group_name(key, several), "observable": name,
                      "fit": fit.as_dict() if fit else None}
@@ -435,9 +487,10 @@ def analyse(runs, extrapolate=DEFAULT_EXTRAPOLATE, reference=DEFAULT_REFERENCE,
     if not any(r["rate"] is not None for r in runs):
         warnings.append("no rates (give --rates JSON or --rate KEY=VALUE): no samples per "
                         "second and no gains")
-    return {"schema": "lattica-dynamics/1", "observables": list(OBSERVABLES),
+    return {"schema": DOCUMENT_SCHEMA, "observables": list(OBSERVABLES),
             "tau_unit": "sweeps (passes of the whole update sequence)",
-            "samples_rule": SAMPLES_RULE, "fit_rule": FIT_RULE, "reference": reference,
+            "samples_rule": SAMPLES_RULE, "fit_rule": FIT_RULE,
+            "fit_sizes": list(fit_sizes), "reference": reference,
             "extrapolate": extrapolate, "runs": runs, "fits": fits,
             "extrapolated": extrapolated, "warnings": warnings}
 
@@ -461,6 +514,14 @@ def _sci(value, error=None):
     if error is not None and value:
         text += f" ({100.0 * error / abs(value):.0f}%)"
     return text
+
+
+def _fit_window(fit_sizes):
+    """' over L >= 64' and the like for the fits' sizes, '' for all of them."""
+    low, high = fit_sizes or (None, None)
+    parts = ([f"L >= {low:g}"] if low is not None else []) + \
+        ([f"L <= {high:g}"] if high is not None else [])
+    return f" over {' and '.join(parts)}" if parts else ""
 
 
 def format_dynamics(document):
@@ -514,7 +575,7 @@ def format_dynamics(document):
                                         w["tau_int_wolff_units_error"][n])
                                  for n in OBSERVABLES))
     lines.append("")
-    lines.append(f"fits {d['fit_rule']}:")
+    lines.append(f"fits {d['fit_rule']}{_fit_window(d.get('fit_sizes'))}:")
     width = max([9] + [len(f["group"]) for f in d["fits"]])
     lines.append(f"  {'algorithm':<{width}} {'obs.':>5} {'A':>18} {'z':>16} {'chi2/dof':>12}"
                  f"  sizes")

@@ -297,9 +297,49 @@ class SyntheticRunsTest(Scratch):
         x = [e for e in d["extrapolated"] if e["d"] == 3]
         self.assertEqual(x[0]["volume"], 64.0 ** 3)
 
+    def test_fit_sizes_and_refit_from_a_document(self):
+        # the smallest size is off the power law (a correction to scaling): z = 1 only without it
+        taus = {8: 40.0, 16: 16.0, 32: 32.0, 64: 64.0}
+        files = [self.write_run(f"m{size}.h5", size, tau, tau, spacing=1, per_tau=1500)
+                 for size, tau in taus.items()]
+        rates = [a for size in taus for a in ("--rate", f"{size}=1.0")]
+        everything = self.dynamics(*files, *rates)
+        window = self.dynamics(*files, *rates, "--fit-sizes", "16:")
+        self.assertEqual(window["fit_sizes"], [16.0, None])
+        for f in window["fits"]:
+            self.assertEqual(f["fit"]["sizes"], [16, 32, 64])
+        self.assertEqual(len(window["runs"]), 4)  # every run is still listed
+        fits = {f["observable"]: f["fit"] for f in window["fits"]}
+        self.assertLess(abs(fits["m^2"]["z"] - 1.0), 4 * fits["m^2"]["z_error"], fits["m^2"])
+        slope = {f["observable"]: f["fit"]["z"] for f in everything["fits"]}
+        self.assertLess(slope["m^2"], 0.9)  # the point at L = 8 pulls the fit down
+        upper = self.dynamics(*files, *rates, "--fit-sizes", "8:32")
+        self.assertEqual(upper["fits"][0]["fit"]["sizes"], [8, 16, 32])
+        # an earlier document refitted: the same runs, rates and, over all sizes, the same fits
+        report = self.path("all.json")
+        with open(report, "w") as f:
+            json.dump(everything, f)
+        again = self.dynamics(report)
+        self.assertEqual([r["rate"] for r in again["runs"]], [1.0] * 4)
+        self.assertEqual(again["fits"], everything["fits"])
+        self.assertEqual(again["extrapolated"], everything["extrapolated"])
+        refit = self.dynamics(report, "--fit-sizes", "16:", "--extrapolation-rate",
+                              "metropolis=2")
+        self.assertEqual(refit["fits"], window["fits"])
+        x = {e["observable"]: e for e in refit["extrapolated"]}
+        self.assertEqual(x["m^2"]["rate"], 2.0)
+        status, out, err = call("dynamics", report, "--fit-sizes", "16:")
+        self.assertEqual(status, 0, err)
+        self.assertIn("fits tau_int = A L^z", out)
+        self.assertIn("over L >= 16:", out)
+
     def test_bad_options(self):
         path = self.write_run("a.h5", 8, 2.0, 2.0, per_tau=100)
-        for argv, text in ((("--rate", "x"), "KEY=VALUE"),
+        for argv, text in ((("--fit-sizes", "64"), "MIN:MAX"),
+                           (("--fit-sizes", "a:"), "not a number"),
+                           (("--fit-sizes", "0:"), "positive"),
+                           (("--fit-sizes", "64:16"), "MIN is above MAX"),
+                           (("--rate", "x"), "KEY=VALUE"),
                            (("--extrapolation-rate", "wolff=no"), "--extrapolation-rate"),
                            (("--extrapolate", "0"), "positive"),
                            (("--plot", path), "not a figure path")):
@@ -311,6 +351,13 @@ class SyntheticRunsTest(Scratch):
         self.assertIn("missing.json", err)
         status, out, err = call("dynamics", path, self.path("missing.h5"))
         self.assertEqual(status, 1)  # the other file is still analysed
+        self.assertIn("metropolis", out)
+        other = self.path("other.json")  # a JSON file that is not a dynamics document
+        with open(other, "w") as f:
+            json.dump({"schema": "lattica-rates/1", "runs": []}, f)
+        status, out, err = call("dynamics", path, other)
+        self.assertEqual(status, 1)
+        self.assertIn("not a dynamics document", err)
         self.assertIn("metropolis", out)
 
 
