@@ -27,6 +27,7 @@
 // arithmetic.
 
 #include <cstdint>
+#include <stdexcept>
 
 #include "kernels/cluster/union_find.hpp"
 #include "kernels/common/fast_divisor.hpp"
@@ -454,8 +455,13 @@ struct MoveClusters {
   }
 
   LATTICA_HD_INLINE void move(int64_t r, uint32_t word, typename Model::Spin* s) const {
-    *s = decision.params.with(r, [&](const typename Model::Params& own) {
-      return Model::cluster_move(own, picks[r].embedding, *s, word, decision.seed_label != nullptr);
+    *s = moved(r, word, *s);
+  }
+  /// The spin s of a moved cluster of replica r, moved with the cluster's word.
+  LATTICA_HD_INLINE typename Model::Spin moved(int64_t r, uint32_t word,
+                                               const typename Model::Spin& s) const {
+    return decision.params.with(r, [&](const typename Model::Params& own) {
+      return Model::cluster_move(own, picks[r].embedding, s, word, decision.seed_label != nullptr);
     });
   }
 };
@@ -480,6 +486,19 @@ void for_each_cluster_site(const Exec& exec, int64_t sites, const F& f) {
   } else {
     exec.for_each(sites / 2, OverSitePairs<F>{f});
   }
+}
+
+/// Swendsen-Wang's labels and move: label_box, then MoveClusters (whose decision has no seed
+/// labels: Wolff finds them between the two); on any exec. (CudaExec has an overload,
+/// tile_labels.cuh, that flattens and moves aligned tiles in one kernel, keeping each site's
+/// part in `parts`: the same labels and spins. This one leaves `parts` alone.)
+template <class Exec, int D, class Model>
+void label_and_move(const Exec& exec, const ClusterLattice<D>& g, uint8_t* bonds,
+                    uint32_t* parent, int64_t sites, const MoveClusters<D, Model>& move,
+                    typename Exec::template Buffer<uint16_t>& /*parts: the GPU's tiles' scratch*/) {
+  if (move.decision.seed_label) throw std::invalid_argument("label_and_move: not for Wolff");
+  label_box(exec, g, bonds, parent, sites);
+  for_each_cluster_site(exec, sites, move);
 }
 
 /// The same for multi-spin-coded Ising: a thread per word, whose 32 sites are consecutive of one

@@ -390,11 +390,14 @@ __device__ __forceinline__ bool needs_union_across(const uint32_t* local, uint32
 /// the kernel's instructions, Nsight Compute, session n.) Each warp queues its unions and unites
 /// them after its sweep and its bonds across (WarpUnions). Each thread reads its sites' bond
 /// masks once and keeps them in registers, and marks each part's smallest node, its
-/// representative, in its bond mask (kTileRepresentative). Precondition: blockDim.x a multiple
+/// representative, in its bond mask (kTileRepresentative), and, where `parts` is not null, each
+/// site's part there: 1 + its representative's local site, or 0 for the ghost's (the unions'
+/// halving may change a parent, never a part). Precondition: blockDim.x a multiple
 /// of 32 with per_thread = t.sites / blockDim.x at most 8 and at most the rows along axis D-2;
 /// shared memory for aligned_tiles_shared_words(t.sites) words.
 template <int D>
-__global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32_t* parent) {
+__global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32_t* parent,
+                                           uint16_t* parts) {
   extern __shared__ uint32_t shared[];
   uint32_t* local = shared;                   // [0]: the ghost, [1 + l]: the tile's site l
   uint32_t* smallest = shared + t.sites + 1;  // per root: the smallest node of its part
@@ -505,6 +508,7 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
     const uint32_t least = smallest[local[local[1 + l]]];
     parent[1 + at(i)] =
         least == kGhostNode ? kGhostNode : 1 + tile.base + t.offset(static_cast<int>(least) - 1);
+    if (parts) parts[at(i)] = static_cast<uint16_t>(least);
     if (least == static_cast<uint32_t>(1 + l))
       bonds[at(i)] = static_cast<uint8_t>(mask_of(i) | kTileRepresentative);
   }
@@ -607,10 +611,12 @@ __global__ void flatten_tiles_kernel(TileGrid<D> t, uint32_t* parent) {
 
 /// The unions of label_box with tiles of `shape`: the tiles' labelling, then the unions of the
 /// bonds between tiles; asynchronous. Aligned grids (TileGrid::aligned) mark their
-/// representatives in `bonds` (kTileRepresentative) for flatten_by_tiles.
+/// representatives in `bonds` (kTileRepresentative) for flatten_by_tiles, and write each site's
+/// part to `parts` (where not null: aligned grids only) for move_by_tiles.
 template <int D>
 void unite_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replicas, uint8_t* bonds,
-                    uint32_t* parent, int most_threads = 512) {
+                    uint32_t* parent, int most_threads = 512, uint16_t* parts = nullptr) {
+  if (parts && !t.aligned) throw std::invalid_argument("cluster tiles: parts of aligned grids only");
   const int64_t blocks = replicas * t.per_replica;
   if (blocks > 0x7fffffff) throw std::invalid_argument("cluster tiles: too many tiles");
   int threads = t.sites < 32 ? 32 : t.sites > most_threads ? most_threads : t.sites;
@@ -624,8 +630,8 @@ void unite_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replicas
       if (threads < t.sites / per_thread) threads = t.sites / per_thread;
       label_aligned_tiles_kernel<D>
           <<<static_cast<unsigned>(blocks), threads,
-             aligned_tiles_shared_words(t.sites) * sizeof(uint32_t), exec.stream()>>>(t, bonds,
-                                                                                      parent);
+             aligned_tiles_shared_words(t.sites) * sizeof(uint32_t), exec.stream()>>>(
+              t, bonds, parent, parts);
       swept = true;
     }
   }
@@ -655,6 +661,117 @@ void flatten_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replic
   flatten_tiles_kernel<D>
       <<<static_cast<unsigned>(replicas * t.per_replica), threads, shared, exec.stream()>>>(t,
                                                                                             parent);
+  LATTICA_CUDA_CHECK_LAUNCH(exec.stream());
+}
+
+/// Shared memory words of move_aligned_tiles_kernel for tiles of `sites` sites (a multiple of
+/// 32): the representatives' words, a bit per site for their moves, and the sites' parts and the
+/// list of representatives (16 bits each).
+inline size_t moved_tiles_shared_words(int sites) {
+  return static_cast<size_t>(sites) + static_cast<size_t>(sites / 32) + static_cast<size_t>(sites);
+}
+
+/// Block b of an aligned grid, after unite_by_tiles with `parts`, points tile b's
+/// representatives at their roots (as PointRepresentativesAtRoots) and moves the tile's sites (as
+/// MoveClusters, whose decision must not be Wolff's: that needs every seed label before any
+/// move). Each representative draws its cluster's word into shared memory, and every site takes
+/// its part's: a cluster's Philox block is drawn once per part of it in a tile rather than once
+/// per site, and no site reads its representative's parent from global memory. Those gathers and
+/// blocks bound MoveClusters (Nsight Compute, tests/bench/results/session_o_nvidia_h200/call1:
+/// 70 % of its stalls on loads, Philox 3/4 of its instructions). Other blocks point their
+/// representatives at roots meanwhile: walks read the old parent or the root, both ancestors.
+/// Preconditions: blockDim.x a multiple of 32; t.aligned (rows of 32 sites or more); the bonds'
+/// marks and the parts of label_aligned_tiles_kernel.
+template <int D, class Model>
+__global__ void move_aligned_tiles_kernel(TileGrid<D> t, const uint8_t* bonds,
+                                          const uint16_t* parts, uint32_t* parent,
+                                          MoveClusters<D, Model> move) {
+  extern __shared__ uint2 shared_pairs[];  // 8-byte aligned: a thread stores 4 parts at once
+  uint32_t* word = reinterpret_cast<uint32_t*>(shared_pairs);  // [l]: representative l's word
+  uint32_t* moves = word + t.sites;                            // bit l: representative l moves
+  // [l]: site l's part, 8-byte aligned (t.sites / 32 is even: aligned tiles have 64 or more)
+  auto* part = reinterpret_cast<uint16_t*>(moves + t.sites / 32);
+  uint16_t* listed = part + t.sites;                               // the representatives
+  __shared__ int listed_count;
+  const Tile<D> tile(t, blockIdx.x);
+  const uint32_t r = t.by_per_replica.divide(blockIdx.x);
+  const uint32_t origin = tile.base - tile.first;  // the tile's first site in its replica
+  for (int k = static_cast<int>(threadIdx.x); k < t.sites / 32; k += static_cast<int>(blockDim.x))
+    moves[k] = 0;
+  if (threadIdx.x == 0) listed_count = 0;
+  __syncthreads();
+  // Four sites of a row a thread (aligned rows hold 32 or more): their masks are one word, their
+  // parts two.
+  for (int l = 4 * static_cast<int>(threadIdx.x); l < t.sites;
+       l += 4 * static_cast<int>(blockDim.x)) {
+    const uint32_t at = tile.base + t.offset(l);
+    reinterpret_cast<uint2*>(part)[l / 4] = *reinterpret_cast<const uint2*>(parts + at);
+    const uint32_t masks = *reinterpret_cast<const uint32_t*>(bonds + at);
+    uint32_t marks = 0;  // bit k: site l + k is a representative
+    for (int k = 0; k < 4; ++k) marks |= (masks >> (8 * k) & kTileRepresentative ? 1u : 0u) << k;
+    if (!marks) continue;
+    int slot = atomicAdd(&listed_count, __popc(marks));
+    for (int k = 0; k < 4; ++k) {
+      if (marks >> k & 1) listed[slot++] = static_cast<uint16_t>(l + k);
+    }
+  }
+  __syncthreads();
+  for (int k = static_cast<int>(threadIdx.x); k < listed_count; k += static_cast<int>(blockDim.x)) {
+    const int l = listed[k];
+    const uint32_t node = 1 + tile.base + t.offset(l), p = load_parent(parent + node);
+    const uint32_t root = p == node ? node : find_root(parent, p);
+    if (root != p) store_parent(parent + node, root);
+    uint32_t w = 0;
+    const uint64_t label = root == kGhostNode ? kGhostLabel : root - tile.first;
+    if (move.decision.moves(r, label, w)) atomicOr(moves + (l >> 5), 1u << (l & 31));
+    word[l] = w;
+  }
+  __syncthreads();
+  // Whether local site l's cluster moves, and its word: its part's representative's.
+  const auto decide = [&](int l, uint32_t& w) {
+    const int q = part[l];
+    if (q == 0) return false;  // the ghost's part
+    w = word[q - 1];
+    return (moves[(q - 1) >> 5] >> ((q - 1) & 31) & 1) != 0;
+  };
+  // A thread per four sites l ... l + 3 of a row: lexicographic i ... i + 3, at two storage
+  // positions of the two colours. Their spins are read before the decisions, so that the loads
+  // are in flight meanwhile (read after them, the move waited on them: 0.0080 ns a site at 2D
+  // 4096^2 with a thread per pair, session p call 4).
+  using Spin = typename Model::Spin;
+  for_tile_sites(t.sites / 4, [&](int quad) {
+    const int l = 4 * quad;
+    uint32_t sum = 0;  // of the coordinates, whose parities are those of their lowest bits
+    for (int a = 0; a < D; ++a) sum += tile.origin[a] + (static_cast<uint32_t>(l) >> t.shift[a]);
+    const int colour = static_cast<int>(sum & 1);
+    const uint32_t i = origin + t.offset(l);
+    Spin* at[4];
+    Spin spin[4];
+    for (int k = 0; k < 4; ++k) {
+      at[k] = move.sites.at32(r, i + static_cast<uint32_t>(k), colour ^ (k & 1));
+      spin[k] = *at[k];
+    }
+    for (int k = 0; k < 4; ++k) {
+      uint32_t w = 0;
+      if (decide(l + k, w)) *at[k] = move.moved(r, w, spin[k]);
+    }
+  });
+}
+
+/// After unite_by_tiles with `parts` on an aligned grid: flatten_by_tiles and the move in one
+/// kernel (move_aligned_tiles_kernel; not for Wolff's decisions); asynchronous.
+template <int D, class Model>
+void move_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replicas,
+                   const uint8_t* bonds, const uint16_t* parts, uint32_t* parent,
+                   const MoveClusters<D, Model>& move, int most_threads = 256) {
+  if (!t.aligned || move.decision.seed_label)
+    throw std::invalid_argument("move_by_tiles: aligned grids and Swendsen-Wang only");
+  const int64_t blocks = replicas * t.per_replica;
+  const int quads = t.sites / 4;  // a thread's sites, 4 at a time; most_threads a multiple of 32
+  const int threads = quads < 32 ? 32 : quads < most_threads ? quads : most_threads;
+  move_aligned_tiles_kernel<D, Model>
+      <<<static_cast<unsigned>(blocks), threads, moved_tiles_shared_words(t.sites) * 4,
+         exec.stream()>>>(t, bonds, parts, parent, move);
   LATTICA_CUDA_CHECK_LAUNCH(exec.stream());
 }
 
@@ -696,6 +813,27 @@ template <int D>
 void label_box(const CudaExec& exec, const ClusterLattice<D>& g, uint8_t* bonds, uint32_t* parent,
                int64_t sites) {
   label_box_tiled(exec, g, bonds, parent, sites, default_tile_shape<D>());
+}
+
+/// The GPU's label_and_move (Swendsen-Wang): on aligned grids the unions by tiles, keeping each
+/// site's part in `parts` (allocated here, 2 bytes a site), then the flattening and the move in
+/// one kernel (move_by_tiles); else label_box and the move. The same labels and spins as the
+/// generic one; asynchronous.
+template <int D, class Model>
+void label_and_move(const CudaExec& exec, const ClusterLattice<D>& g, uint8_t* bonds,
+                    uint32_t* parent, int64_t sites, const MoveClusters<D, Model>& move,
+                    CudaExec::Buffer<uint16_t>& parts) {
+  if (move.decision.seed_label) throw std::invalid_argument("label_and_move: not for Wolff");
+  if (sites <= 0) return;
+  const TileGrid<D> t = TileGrid<D>::make(g, default_tile_shape<D>());
+  if (!t.aligned) {
+    label_box(exec, g, bonds, parent, sites);
+    for_each_cluster_site(exec, sites, move);
+    return;
+  }
+  if (parts.size() != sites) parts = exec.allocate<uint16_t>(sites);
+  unite_by_tiles(exec, t, sites / g.volume, bonds, parent, 512, parts.data());
+  move_by_tiles(exec, t, sites / g.volume, bonds, parts.data(), parent, move);
 }
 
 }  // namespace lattica

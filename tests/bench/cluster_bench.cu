@@ -25,11 +25,14 @@
 //             labelled in shared memory by blocks of T threads, then the bonds between tiles in
 //             global memory, then the flattening (tile by tile, or of the representatives
 //             where the tiles divide the lattice, TileGrid::aligned); 32x128 and 8x16x32 at 512
-//             threads are the engine's.
+//             threads are the engine's labelling;
+//   "... fused @T": aligned tiles flattened and moved in one kernel of T threads a block
+//             (move_by_tiles: the engine's Swendsen-Wang since session p), its time in the
+//             move's column and none in the flattening's.
 // (tests/bench/results/cluster_nvidia_h100/cluster_bench.txt keeps the rows of the variants
 // timed before: reads of the spins through storage_index, finds that only read, and a
 // flattening whose walks halve.)
-// Every variant must give the same bonds and roots, node for node (checked on the first
+// Every variant must give the same bonds, roots and moved spins (checked on the first
 // repeat; on the smaller lattices also against the serial tests/support/serial_labels.hpp); a
 // mismatch is reported and the program exits with status 1.
 //
@@ -88,6 +91,7 @@ struct Variant {
   std::vector<int> log2;
   int threads = 512;     ///< per block of the tiles' labelling
   bool generic = false;  ///< aligned tiles labelled and flattened as cut and boxed tiles are
+  int fused = 0;         ///< aligned tiles flattened and moved in one kernel of this many threads
 };
 
 const char* start_name(Start s) {
@@ -98,7 +102,8 @@ std::string variant_name(const Variant& v) {
   std::string name = "tiles ";
   for (size_t a = 0; a < v.log2.size(); ++a)
     name += (a ? "x" : "") + std::to_string(1 << v.log2[a]);
-  return name + " @" + std::to_string(v.threads) + (v.generic ? " generic" : "");
+  return name + " @" + std::to_string(v.threads) + (v.generic ? " generic" : "") +
+         (v.fused ? " fused @" + std::to_string(v.fused) : "");
 }
 
 /// Spin i: +1, or +-1 from the initial-state stream.
@@ -169,6 +174,7 @@ class LatticeBench {
     spins_ = exec.template allocate<int8_t>(volume_);
     saved_ = exec.template allocate<int8_t>(volume_);
     bonds_ = exec.template allocate<uint8_t>(volume_);
+    parts_ = exec.template allocate<uint16_t>(volume_);
     parent_ = exec.template allocate<uint32_t>(volume_ + 1);
     picks_ = exec.template allocate<ClusterPick<IsingModel>>(1);
     exec.zero(parent_);  // node 0, the ghost (no field: never bonded)
@@ -194,6 +200,7 @@ class LatticeBench {
     exec_.for_each(volume_, CopySpins{spins_.data(), saved_.data()});
     reference_.clear();
     reference_bonds_.clear();
+    reference_spins_.clear();
   }
 
   /// --repeats timed repeats of the step after kWarmup untimed ones, checking the first.
@@ -218,9 +225,16 @@ class LatticeBench {
       const double b = exec_.time([&] { bonds(step); });
       const double u = exec_.time([&] { unite(variant); });
       if (k == 0) examine_trees(result);
-      const double f = exec_.time([&] { flatten(variant); });
-      if (k == 0) check_roots(result);
-      const double m = exec_.time([&] { move(step); });
+      double f = 0, m = 0;
+      if (variant.fused) {  // the flattening's time is in the move's
+        m = exec_.time([&] { move_by_tiles(variant, step); });
+        if (k == 0) check_roots(result);
+      } else {
+        f = exec_.time([&] { flatten(variant); });
+        if (k == 0) check_roots(result);
+        m = exec_.time([&] { move(step); });
+      }
+      if (k == 0) check_spins(result);
       if (k < kWarmup) continue;
       t_bonds.push_back(b);
       t_unite.push_back(u);
@@ -247,7 +261,8 @@ class LatticeBench {
       exec_.for_each(volume_, InitialParents{bonds_.data(), parent_.data()});
       exec_.for_each(volume_, UniteBonds<D>{g_, bonds_.data(), parent_.data()});
     } else {
-      unite_by_tiles(exec_, tiles(variant), 1, bonds_.data(), parent_.data(), variant.threads);
+      unite_by_tiles(exec_, tiles(variant), 1, bonds_.data(), parent_.data(), variant.threads,
+                     variant.fused ? parts_.data() : nullptr);
     }
   }
   void flatten(const Variant& variant) {
@@ -270,6 +285,28 @@ class LatticeBench {
     for_each_cluster_site(exec_, volume_,
                           MoveClusters<D, IsingModel>{g_, Sites{lattice_, spins_.data()}, labels,
                                                       decision, picks_.data()});
+  }
+
+  void move_by_tiles(const Variant& variant, uint64_t step) {
+    const ClusterLabels labels{parent_.data(), nullptr, volume_};
+    const ClusterDecision<IsingModel> decision{params_, nullptr, step};
+    lattica::move_by_tiles(exec_, tiles(variant), 1, bonds_.data(), parts_.data(), parent_.data(),
+                           MoveClusters<D, IsingModel>{g_, Sites{lattice_, spins_.data()}, labels,
+                                                       decision, picks_.data()},
+                           variant.fused);
+  }
+
+  /// The spins after the first repeat's move: the same for every variant (the first sets them).
+  void check_spins(Result& result) {
+    std::vector<int8_t> spins(static_cast<size_t>(volume_));
+    exec_.copy_to_host(spins_, spins.data());
+    if (reference_spins_.empty()) {
+      reference_spins_ = spins;
+    } else if (spins != reference_spins_) {
+      result.ok = false;
+      std::fprintf(stderr, "cluster_bench: %s: other moved spins than the first variant's\n",
+                   result.name.c_str());
+    }
   }
 
   static double median(std::vector<double> t) {
@@ -352,11 +389,13 @@ class LatticeBench {
   IsingParams params_;
   typename Exec::template Buffer<int8_t> spins_, saved_;
   typename Exec::template Buffer<uint8_t> bonds_;
+  typename Exec::template Buffer<uint16_t> parts_;  ///< the fused variants' parts
   typename Exec::template Buffer<uint32_t> parent_;
   typename Exec::template Buffer<ClusterPick<IsingModel>> picks_;
   std::vector<uint8_t> host_bonds_;
   std::vector<uint8_t> reference_bonds_;  ///< the first variant's bonds on the first repeat
   std::vector<uint32_t> reference_;       ///< the first variant's roots on the first repeat
+  std::vector<int8_t> reference_spins_;   ///< the first variant's spins after its first move
 };
 
 /// Runs every start and variant whose name matches on one lattice.
@@ -371,13 +410,17 @@ void bench_lattice(const Exec& exec, int64_t length, double beta, const Options&
                                                                       {{5, 7}, 256, true},
                                                                       {{5, 5}},
                                                                       {{6, 6}},
-                                                                      {{5, 7}}}
+                                                                      {{5, 7}},
+                                                                      {{5, 7}, 512, false, 256},
+                                                                      {{5, 7}, 512, false, 512}}
                                                : std::vector<Variant>{{},
                                                                       {{3, 4, 5}, 512, true},
                                                                       {{3, 4, 5}, 256, true},
                                                                       {{4, 4, 4}},
                                                                       {{3, 3, 6}},
-                                                                      {{3, 4, 5}}};
+                                                                      {{3, 4, 5}},
+                                                                      {{3, 4, 5}, 512, false, 256},
+                                                                      {{3, 4, 5}, 512, false, 512}};
   const auto wanted = [&](Start s, const Variant& v) {
     return LatticeBench<Exec, D>::name(length, s, v).find(options.filter) != std::string::npos;
   };

@@ -297,7 +297,18 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
     if constexpr (Storage::kPacked) {
       bond_and_label(PackedSites<D>{c_.lattice, c_.storage.words()}, step_word);
     } else {
-      bond_and_label(ByteSites<D, Spin>{c_.lattice, c_.storage.sites()}, step_word);
+      const ByteSites<D, Spin> sites_of_storage{c_.lattice, c_.storage.sites()};
+      if (!single && !c_.box) {  // Swendsen-Wang on a whole lattice: labels and moves at once
+        draw_bonds(sites_of_storage, step_word);
+        label_and_move(c_.exec, g_, bonds_.data(), parent_.data(), sites,
+                       MoveClusters<D, Model>{g_, sites_of_storage,
+                                              {parent_.data(), nullptr, g_.volume},
+                                              {c_.replica_params(), nullptr, step_word},
+                                              picks_.data()},
+                       tile_parts_);
+        return;
+      }
+      bond_and_label(sites_of_storage, step_word);
     }
     const ClusterLabels labels{parent_.data(), c_.box ? canon_.data() : nullptr, g_.volume};
     if (single) find_seed_labels(labels);
@@ -322,14 +333,18 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
   }
 
   template <class Sites>
-  void bond_and_label(const Sites& sites, uint64_t step_word) {
-    const int64_t sites_count = c_.settings.replicas * g_.volume;
+  void draw_bonds(const Sites& sites, uint64_t step_word) {
     launch_with_couplings(c_.replica_params(), [&](const auto& couplings) {
-      for_each_cluster_site(c_.exec, sites_count,
+      for_each_cluster_site(c_.exec, c_.settings.replicas * g_.volume,
                             ClusterBonds<D, Model, Sites, std::decay_t<decltype(couplings)>>{
                                 g_, couplings, picks_.data(), sites, bonds_.data(), step_word});
     });
-    label_box(c_.exec, g_, bonds_.data(), parent_.data(), sites_count);
+  }
+
+  template <class Sites>
+  void bond_and_label(const Sites& sites, uint64_t step_word) {
+    draw_bonds(sites, step_word);
+    label_box(c_.exec, g_, bonds_.data(), parent_.data(), c_.settings.replicas * g_.volume);
     if (c_.box) merge_across_boxes();
   }
 
@@ -449,6 +464,7 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
   typename Exec::template Buffer<uint64_t> seed_labels_;
   typename Exec::template Buffer<long long> estimates_;  ///< [replica][numerator, denominator]
   typename Exec::template Buffer<uint32_t> sizes_;
+  typename Exec::template Buffer<uint16_t> tile_parts_;  ///< label_and_move's (GPU tiles only)
   // Decomposed only.
   typename Exec::template Buffer<uint64_t> canon_;
   typename Exec::template Buffer<uint64_t> site_labels_;
