@@ -493,8 +493,8 @@ void for_each_cluster_site(const Exec& exec, int64_t sites, const F& f) {
 /// tile_labels.cuh, that flattens and moves aligned tiles in one kernel, keeping each site's
 /// part in `parts`: the same labels and spins. This one leaves `parts` alone.)
 template <class Exec, int D, class Model>
-void label_and_move(const Exec& exec, const ClusterLattice<D>& g, uint8_t* bonds,
-                    uint32_t* parent, int64_t sites, const MoveClusters<D, Model>& move,
+void label_and_move(const Exec& exec, const ClusterLattice<D>& g, uint8_t* bonds, uint32_t* parent,
+                    int64_t sites, const MoveClusters<D, Model>& move,
                     typename Exec::template Buffer<uint16_t>& /*parts: the GPU's tiles' scratch*/) {
   if (move.decision.seed_label) throw std::invalid_argument("label_and_move: not for Wolff");
   label_box(exec, g, bonds, parent, sites);

@@ -31,9 +31,11 @@
 // representative, itself at the root, and a node's root is its parent's parent (labelled_root in
 // cluster_moves.hpp), which the moves read. Boxes and cut tiles are flattened node by node.
 // Each warp queues the unions that its sweep and its bonds across find, and its lanes unite them
-// together afterwards (WarpUnions). On an H200, 2D 4096^2 at beta_c, these took a step from 20.7
-// to 26.3 sites per ns (tests/bench/results/session_n_nvidia_h200/call7), and the queues, with
-// the bonds and moves a pair of sites a thread (cluster_moves.hpp), to 33.2
+// together afterwards (WarpUnions). Swendsen-Wang (label_and_move, at the end) then points the
+// representatives at their roots and moves the sites in one kernel a tile, from each site's part
+// that the labelling keeps (move_aligned_tiles_kernel). On an H200, 2D 4096^2 at beta_c, these took
+// a step from 20.7 to 26.3 sites per ns (tests/bench/results/session_n_nvidia_h200/call7), and the
+// queues, with the bonds and moves a pair of sites a thread (cluster_moves.hpp), to 33.2
 // (session_o_nvidia_h200/call4).
 
 #include <cuda_runtime.h>
@@ -616,7 +618,8 @@ __global__ void flatten_tiles_kernel(TileGrid<D> t, uint32_t* parent) {
 template <int D>
 void unite_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replicas, uint8_t* bonds,
                     uint32_t* parent, int most_threads = 512, uint16_t* parts = nullptr) {
-  if (parts && !t.aligned) throw std::invalid_argument("cluster tiles: parts of aligned grids only");
+  if (parts && !t.aligned)
+    throw std::invalid_argument("cluster tiles: parts of aligned grids only");
   const int64_t blocks = replicas * t.per_replica;
   if (blocks > 0x7fffffff) throw std::invalid_argument("cluster tiles: too many tiles");
   int threads = t.sites < 32 ? 32 : t.sites > most_threads ? most_threads : t.sites;
@@ -691,7 +694,7 @@ __global__ void move_aligned_tiles_kernel(TileGrid<D> t, const uint8_t* bonds,
   uint32_t* moves = word + t.sites;                            // bit l: representative l moves
   // [l]: site l's part, 8-byte aligned (t.sites / 32 is even: aligned tiles have 64 or more)
   auto* part = reinterpret_cast<uint16_t*>(moves + t.sites / 32);
-  uint16_t* listed = part + t.sites;                               // the representatives
+  uint16_t* listed = part + t.sites;  // the representatives
   __shared__ int listed_count;
   const Tile<D> tile(t, blockIdx.x);
   const uint32_t r = t.by_per_replica.divide(blockIdx.x);

@@ -352,8 +352,8 @@ TEST(GpuClusterLabels, EngineBondsOnBothBackendsLabelCanonically) {
   {
     SCOPED_TRACE("Ising 3D, h = 0.02, at beta_c, aligned tiles");
     const int64_t extents[3] = {16, 32, 64};
-    expect_engine_bonds_labelled<3, IsingModel>(make_ising_params(3, 0.2216544, 0.02, 31),
-                                                extents, 2, 2, 10);
+    expect_engine_bonds_labelled<3, IsingModel>(make_ising_params(3, 0.2216544, 0.02, 31), extents,
+                                                2, 2, 10);
   }
   {
     SCOPED_TRACE("Potts q = 3 2D, h = 0.1, aligned tiles");

@@ -254,6 +254,13 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
 
  private:
   using Spin = typename Model::Spin;
+  /// Whether Swendsen-Wang labels and moves at once (label_and_move: on the GPU one kernel a tile
+  /// flattens and moves, drawing each cluster's word once per part of it in a tile). Measured on
+  /// an H200 (tests/bench/results/session_p_nvidia_h200/call6): Ising 2D 4096^2 33.8 -> 38.2
+  /// sites/ns, Potts q = 3 8192^2 38.4 -> 42.0, but Ising 3D 256^3 25.4 -> 25.6, and the sparse
+  /// embedded clusters of O(3) and phi^4 3D 256^3 lost (20.8 -> 17.9, 25.1 -> 23.5): where a tile's
+  /// parts hold few sites the kernel draws nearly a word a site anyway.
+  static constexpr bool kLabelsAndMovesAtOnce = D == 2 && std::is_integral_v<Spin>;
 
   /// Whether every replica has h = 0 (the improved estimator's condition), tempered or not.
   static bool no_field(const EngineSettings& s) {
@@ -298,10 +305,11 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
       bond_and_label(PackedSites<D>{c_.lattice, c_.storage.words()}, step_word);
     } else {
       const ByteSites<D, Spin> sites_of_storage{c_.lattice, c_.storage.sites()};
-      if (!single && !c_.box) {  // Swendsen-Wang on a whole lattice: labels and moves at once
+      if (!single && !c_.box && kLabelsAndMovesAtOnce) {  // Swendsen-Wang, a whole lattice
         draw_bonds(sites_of_storage, step_word);
         label_and_move(c_.exec, g_, bonds_.data(), parent_.data(), sites,
-                       MoveClusters<D, Model>{g_, sites_of_storage,
+                       MoveClusters<D, Model>{g_,
+                                              sites_of_storage,
                                               {parent_.data(), nullptr, g_.volume},
                                               {c_.replica_params(), nullptr, step_word},
                                               picks_.data()},
