@@ -13,18 +13,19 @@
 //      Model::cluster_move, the same for the whole cluster because its random word is keyed by
 //      the cluster's canonical label (1 + its smallest global site; 0 for the ghost's clusters,
 //      which never move).
-// Random numbers: bonds by (seed, cluster_bond, replica, global site, step), a cluster's move by
-// (seed, cluster_move, replica, canonical label, step), the step's picks by (seed, cluster_pick,
-// replica, 0, step), with step = update_step(sweep, pass, 2 * cluster) for the cluster-th step of
-// a pass (Wolff passes take several). Nothing depends on block size, thread count, backend or
-// how the lattice is split: a box of a decomposed lattice computes the bonds between its sites
-// and its ghosts exactly as the neighbouring box does, and the ranks agree on labels by
-// exchanging them (sim/engine/passes/cluster_pass.hpp).
+// Random numbers: bonds by (seed, cluster_bond, replica, global site, step) with four sites
+// sharing a Philox block (QuadBondNumbers), a cluster's move by (seed, cluster_move, replica,
+// canonical label, step), the step's picks by (seed, cluster_pick, replica, 0, step), with
+// step = update_step(sweep, pass, 2 * cluster) for the cluster-th step of a pass (Wolff passes
+// take several). Nothing depends on block size, thread count, backend or how the lattice is
+// split: a box of a decomposed lattice computes the bonds between its sites and its ghosts
+// exactly as the neighbouring box does, and the ranks agree on labels by exchanging them
+// (sim/engine/passes/cluster_pass.hpp).
 //
 // Sites here are named by their lexicographic index in the (box) lattice, with ghosts; storage is
-// read through a Sites accessor (ByteSites, PackedSites). On a lattice without ghost layers the
-// bonds and moves take a pair of sites of a row a thread (for_each_cluster_site), in 32-bit
-// arithmetic.
+// read through a Sites accessor (ByteSites, PackedSites). On a lattice without ghost layers a
+// thread takes four sites of a row for the bonds and two for the moves (for_each_cluster_site),
+// in 32-bit arithmetic.
 
 #include <cstdint>
 #include <stdexcept>
@@ -44,7 +45,8 @@ constexpr uint8_t kGhostBond = 0x80;
 constexpr uint64_t kCertainBond = uint64_t(1) << 32;
 /// Canonical label of the ghost spin's clusters.
 constexpr uint64_t kGhostLabel = 0;
-/// Cluster steps per pass: each takes two draws of the step word (bonds may need a second block).
+/// Cluster steps per pass: each takes two draws of the step word (the second for the bonds'
+/// refinements, QuadBondNumbers).
 constexpr uint32_t kMaxClusterSteps = static_cast<uint32_t>(kMaxRngDraws / 2);
 
 /// The step word of a pass's cluster-th step.
@@ -107,6 +109,8 @@ struct ClusterLattice {
   LATTICA_HD_INLINE int64_t position(int64_t i, int colour) const {
     return colour * storage.half_volume + (i >> 1);
   }
+  /// Sites along the last axis (a row), ghosts included.
+  LATTICA_HD_INLINE int64_t row_length() const { return extent[D - 1]; }
   /// Whether the site at x is updated here (not a ghost).
   LATTICA_HD_INLINE bool interior(const int64_t (&x)[D]) const {
     for (int a = 0; a < D; ++a) {
@@ -244,8 +248,103 @@ struct PickClusters {
   }
 };
 
-/// Every site's bond mask; functor over replica * V + site. Random words: word a for the bond
-/// along +e_a, word D for the ghost's, drawn only up to the last uncertain one.
+/// The random numbers of the bonds of a quad: the four sites 4q ... 4q + 3 (global lexicographic
+/// indices) of one replica in one cluster step. Each bond compares a uniform 32-bit number u with
+/// its threshold (occupied where u < threshold), and u's high half comes from a block the quad
+/// shares: site 4q + k's bond along +e_a (a = D: to the ghost) takes half k & 1 (1: the high
+/// bits) of word 2 (a & 1) + k / 2 of block a / 2, keyed by (seed, cluster_bond, replica,
+/// site 4q + a / 2, step). Only where that half ties the threshold's high half (probability
+/// 2^-16) is u's low half drawn: half a & 1 of word a / 2 of the block keyed by (seed,
+/// cluster_bond, replica, site 4q + k, step + 1). So u is uniform and the bond exact, and 2D Ising
+/// without a field draws one block for four sites (a block a site, as before, made the bonds
+/// Philox-bound: tests/bench/README.md, session q). A block no uncertain bond needs (threshold
+/// neither 0 nor kCertainBond) is not drawn.
+struct QuadBondNumbers {
+  PhiloxKey key;
+  uint32_t replica;
+  uint64_t quad;  ///< the global index of the quad's first site (a multiple of 4)
+  uint64_t step;
+
+  /// The quad's block b (axes 2b and 2b + 1).
+  LATTICA_HD_INLINE PhiloxBlock block(int b) const {
+    return philox4x32_10(
+        philox_counter(RngStream::cluster_bond, replica, quad + static_cast<uint64_t>(b), step),
+        key);
+  }
+  /// Word w (0-3) of a block.
+  LATTICA_HD_INLINE static uint32_t word(const PhiloxBlock& block, int w) {
+    return w == 0 ? block.x : w == 1 ? block.y : w == 2 ? block.z : block.w;
+  }
+  /// The high half of u for site 4q + k's bond along a, from the quad's block a / 2.
+  LATTICA_HD_INLINE static uint32_t high_half(const PhiloxBlock& block, int a, int k) {
+    const uint32_t w = word(block, 2 * (a & 1) + (k >> 1));
+    return k & 1 ? w >> 16 : w & 0xffffu;
+  }
+  /// The low half of u for site 4q + k's bond along a.
+  LATTICA_HD_INLINE uint32_t low_half(int a, int k) const {
+    const PhiloxBlock own = philox4x32_10(
+        philox_counter(RngStream::cluster_bond, replica, quad + static_cast<uint64_t>(k), step + 1),
+        key);
+    const uint32_t w = word(own, a >> 1);
+    return a & 1 ? w >> 16 : w & 0xffffu;
+  }
+  /// Whether a bond of uncertain threshold t is occupied, from the high half of its u (and,
+  /// where it ties t's, the low half that low() draws).
+  template <class Low>
+  LATTICA_HD_INLINE static bool occupied(uint32_t t, uint32_t high, const Low& low) {
+    const uint32_t t_high = t >> 16;
+    return high < t_high || (high == t_high && low() < (t & 0xffffu));
+  }
+};
+
+/// The thresholds of the bonds of N sites of a quad, bond (a, j) being site j's along +e_a
+/// (a = D: to the ghost): each certain (kCertainBond), impossible (0) or uncertain, and then
+/// below 2^32. Kept in 32 bits, so that a thread's quad of thresholds takes half the registers.
+template <int D, int N>
+struct BondThresholds {
+  uint32_t value[D + 1][N];
+  uint32_t certain = 0, uncertain = 0;  ///< bit a * N + j
+  static_assert((D + 1) * N <= 32, "a bit per bond");
+
+  LATTICA_HD_INLINE void set(int a, int j, uint64_t threshold) {
+    const uint32_t bit = 1u << (a * N + j);
+    value[a][j] = static_cast<uint32_t>(threshold);
+    if (threshold >= kCertainBond) certain |= bit;
+    if (threshold > 0 && threshold < kCertainBond) uncertain |= bit;
+  }
+};
+
+/// The bond masks of N sites first ... first + N - 1 of a quad (N = 4: the whole quad, N = 1: one
+/// site) from their thresholds, drawn as QuadBondNumbers says.
+template <int D, int N>
+LATTICA_HD_INLINE void draw_bond_masks(const BondThresholds<D, N>& t,
+                                       const QuadBondNumbers& numbers, int first,
+                                       uint8_t (&mask)[N]) {
+  const auto bit = [](int a) { return a == D ? kGhostBond : static_cast<uint8_t>(1u << a); };
+  for (int j = 0; j < N; ++j) {
+    mask[j] = 0;
+    for (int a = 0; a <= D; ++a) {
+      if (t.certain >> (a * N + j) & 1) mask[j] |= bit(a);
+    }
+  }
+  for (int b = 0; 2 * b <= D; ++b) {
+    // The bonds of axes 2b and 2b + 1 are bits 2b N ... of the masks.
+    const uint32_t axes = (2 * b + 1 < D + 1 ? (1u << (2 * N)) - 1 : (1u << N) - 1) << (2 * b * N);
+    if (!(t.uncertain & axes)) continue;
+    const PhiloxBlock block = numbers.block(b);
+    for (int a = 2 * b; a <= D && a < 2 * b + 2; ++a) {
+      for (int j = 0; j < N; ++j) {
+        const int k = first + j;
+        if ((t.uncertain >> (a * N + j) & 1) &&
+            QuadBondNumbers::occupied(t.value[a][j], QuadBondNumbers::high_half(block, a, k),
+                                      [&] { return numbers.low_half(a, k); }))
+          mask[j] |= bit(a);
+      }
+    }
+  }
+}
+
+/// Every site's bond mask; functor over replica * V + site. Random numbers: QuadBondNumbers.
 /// Couplings: as UpdateColour's (kernels/models/replica_params.hpp).
 template <int D, class Model, class Sites, class Couplings = ReplicaParams<typename Model::Params>>
 struct ClusterBonds {
@@ -256,6 +355,9 @@ struct ClusterBonds {
   uint8_t* bonds;
   uint64_t step;
 
+  /// Sites a thread takes in whole_lattice_sites.
+  static constexpr int kSitesPerThread = 4;
+
   LATTICA_HD_INLINE void operator()(int64_t index) const {
     int64_t i;
     const int64_t r = g.replica(index, i);
@@ -264,68 +366,68 @@ struct ClusterBonds {
     const bool inside = g.interior(x);
     const typename Model::Spin s = sites.spin(r, i, colour);
     const typename Model::Embedding& e = picks[r].embedding;
-    uint64_t threshold[D + 1];
+    const auto site = static_cast<uint64_t>(g.global(i, x));
+    BondThresholds<D, 1> threshold;
     params.with(r, [&](const typename Model::Params& own) {
       for (int a = 0; a < D; ++a) {
         bool cross = false;
-        threshold[a] =
+        threshold.set(
+            a, 0,
             g.owns_bond(x, inside, a, cross)
                 ? Model::cluster_bond(own, e, s, sites.spin(r, g.up(i, x, a), colour ^ 1))
-                : 0;
+                : 0);
       }
-      threshold[D] = inside ? Model::ghost_bond(own, e, s) : 0;
+      threshold.set(D, 0, inside ? Model::ghost_bond(own, e, s) : 0);
     });
-    bonds[index] = draw_mask(
-        threshold, SiteRandom(params.seed(), RngStream::cluster_bond, static_cast<uint32_t>(r),
-                              static_cast<uint64_t>(g.global(i, x)), step));
+    uint8_t mask[1];
+    draw_bond_masks<D, 1>(threshold, numbers(static_cast<uint32_t>(r), site & ~uint64_t{3}),
+                          static_cast<int>(site & 3), mask);
+    bonds[index] = mask[0];
   }
 
-  /// The same for sites index and index + 1 (index even: sites 2k and 2k + 1 of a row, stored at
-  /// one position of the two colours) of a lattice without ghost layers (every bond its own), in
-  /// 32-bit arithmetic: one site's coordinates, and the row bond's spins read once. Each site
-  /// draws its own block, as above, so the masks are the same.
-  LATTICA_HD_INLINE void whole_lattice_pair(uint32_t index) const {
+  /// The same for the quad of sites index ... index + 3 (index a multiple of 4, as the last
+  /// extent, so the four lie in one row) of a lattice without ghost layers (every bond its own),
+  /// in 32-bit arithmetic: one site's coordinates, the row's spins read once, one block.
+  LATTICA_HD_INLINE void whole_lattice_sites(uint32_t index) const {
     uint32_t i;
     const uint32_t r = g.replica32(index, i);
     uint32_t x[D];
-    const int colour = g.coordinates32(i, x);  // site i + 1: the other colour, x[D - 1] + 1
+    const int colour = g.coordinates32(i, x);  // site i + k: colour ^ (k & 1)
     using Spin = typename Model::Spin;
-    const Spin s = sites.spin32(r, i, colour), next = sites.spin32(r, i + 1, colour ^ 1);
+    Spin s[5];  // sites i ... i + 3, and i + 3's +e_{D-1} neighbour (of site i's colour)
+    for (int k = 0; k < 4; ++k) s[k] = sites.spin32(r, i + static_cast<uint32_t>(k), colour ^ (k & 1));
+    x[D - 1] += 3;
+    s[4] = sites.spin32(r, g.up32(i + 3, x, D - 1), colour);
+    x[D - 1] -= 3;
     const typename Model::Embedding& e = picks[r].embedding;
-    uint64_t threshold[D + 1], next_threshold[D + 1];
+    BondThresholds<D, 4> threshold;
     params.with(r, [&](const typename Model::Params& own) {
       for (int a = 0; a < D - 1; ++a) {
-        const uint32_t up = g.up32(i, x, a);  // and up + 1 is site i + 1's
-        threshold[a] = Model::cluster_bond(own, e, s, sites.spin32(r, up, colour ^ 1));
-        next_threshold[a] = Model::cluster_bond(own, e, next, sites.spin32(r, up + 1, colour));
+        const uint32_t up = g.up32(i, x, a);  // and up + k is site i + k's
+        for (int k = 0; k < 4; ++k) {
+          threshold.set(a, k,
+                        Model::cluster_bond(own, e, s[k],
+                                            sites.spin32(r, up + static_cast<uint32_t>(k),
+                                                         colour ^ 1 ^ (k & 1))));
+        }
       }
-      threshold[D - 1] = Model::cluster_bond(own, e, s, next);
-      ++x[D - 1];
-      next_threshold[D - 1] =
-          Model::cluster_bond(own, e, next, sites.spin32(r, g.up32(i + 1, x, D - 1), colour));
-      threshold[D] = Model::ghost_bond(own, e, s);
-      next_threshold[D] = Model::ghost_bond(own, e, next);
+      for (int k = 0; k < 4; ++k) {
+        threshold.set(D - 1, k, Model::cluster_bond(own, e, s[k], s[k + 1]));
+        threshold.set(D, k, Model::ghost_bond(own, e, s[k]));
+      }
     });
-    bonds[index] =
-        draw_mask(threshold, SiteRandom(params.seed(), RngStream::cluster_bond, r, i, step));
-    bonds[index + 1] = draw_mask(
-        next_threshold, SiteRandom(params.seed(), RngStream::cluster_bond, r, i + 1, step));
+    uint8_t mask[4];
+    draw_bond_masks<D, 4>(threshold, numbers(r, i), 0, mask);
+#if defined(__CUDA_ARCH__)  // one store (index is a multiple of 4, the buffer aligned)
+    *reinterpret_cast<uint32_t*>(bonds + index) =
+        mask[0] | uint32_t{mask[1]} << 8 | uint32_t{mask[2]} << 16 | uint32_t{mask[3]} << 24;
+#else
+    for (int k = 0; k < 4; ++k) bonds[index + static_cast<uint32_t>(k)] = mask[k];
+#endif
   }
 
-  /// The mask of the bonds whose thresholds exceed their words; no word is drawn past the last
-  /// uncertain bond (threshold neither 0 nor kCertainBond).
-  LATTICA_HD_INLINE static uint8_t draw_mask(const uint64_t (&threshold)[D + 1],
-                                             SiteRandom random) {
-    int last_uncertain = -1;
-    for (int a = 0; a <= D; ++a) {
-      if (threshold[a] > 0 && threshold[a] < kCertainBond) last_uncertain = a;
-    }
-    uint8_t mask = 0;
-    for (int a = 0; a <= D; ++a) {
-      const uint32_t word = a <= last_uncertain ? random.next() : 0;
-      if (threshold[a] > word) mask |= a == D ? kGhostBond : static_cast<uint8_t>(1u << a);
-    }
-    return mask;
+  LATTICA_HD_INLINE QuadBondNumbers numbers(uint32_t r, uint64_t quad) const {
+    return {philox_key(params.seed()), r, quad, step};
   }
 };
 
@@ -437,12 +539,15 @@ struct MoveClusters {
     if (decision.moves(r, labels(r, index), word)) move(r, word, sites.at(r, i, colour));
   }
 
+  /// Sites a thread takes in whole_lattice_sites.
+  static constexpr int kSitesPerThread = 2;
+
   /// The same for sites index and index + 1 (index even: sites 2k and 2k + 1 of a row, stored at
   /// one position of the two colours) of a lattice without ghost layers, in 32-bit arithmetic.
   /// Both sites' labels and words come before either spin is written, so that their loads
   /// overlap: the move is bound by the latency of its dependent loads (a thread a site: 0.0082
   /// ns a site at 2D 4096^2 on an H200, a thread per pair 0.0072, session o call 1).
-  LATTICA_HD_INLINE void whole_lattice_pair(uint32_t index) const {
+  LATTICA_HD_INLINE void whole_lattice_sites(uint32_t index) const {
     uint32_t i;
     const uint32_t r = g.replica32(index, i);
     uint32_t x[D];
@@ -466,25 +571,26 @@ struct MoveClusters {
   }
 };
 
-/// f.whole_lattice_pair for each pair of sites 2k, 2k + 1 of a row; functor over
-/// (replica * V + 2k) / 2.
+/// f.whole_lattice_sites for each run of F::kSitesPerThread sites of a row; functor over
+/// (replica * V + first site) / F::kSitesPerThread.
 template <class F>
-struct OverSitePairs {
+struct OverRowSites {
   F f;
-  LATTICA_HD_INLINE void operator()(int64_t pair) const {
-    f.whole_lattice_pair(2 * static_cast<uint32_t>(pair));
+  LATTICA_HD_INLINE void operator()(int64_t run) const {
+    f.whole_lattice_sites(static_cast<uint32_t>(F::kSitesPerThread) * static_cast<uint32_t>(run));
   }
 };
 
-/// Runs a site functor with a whole_lattice_pair (ClusterBonds, MoveClusters) over `sites` sites
-/// (replica * V + site): a thread per pair of sites of a row on a lattice without ghost layers,
-/// else a thread per site. Both give the same bonds and moves.
+/// Runs a site functor with a whole_lattice_sites (ClusterBonds, MoveClusters) over `sites` sites
+/// (replica * V + site): a thread per F::kSitesPerThread sites of a row on a lattice without
+/// ghost layers whose rows they divide, else a thread per site. Both give the same bonds and
+/// moves.
 template <class Exec, class F>
 void for_each_cluster_site(const Exec& exec, int64_t sites, const F& f) {
-  if (f.g.boxed) {
+  if (f.g.boxed || f.g.row_length() % F::kSitesPerThread != 0) {
     exec.for_each(sites, f);
   } else {
-    exec.for_each(sites / 2, OverSitePairs<F>{f});
+    exec.for_each(sites / F::kSitesPerThread, OverRowSites<F>{f});
   }
 }
 

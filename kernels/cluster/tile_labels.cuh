@@ -460,14 +460,22 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
   }
   __syncthreads();
   // The bonds the sweep left: to the next segment, along the axes before D - 2, to the ghost.
+  // Without a field no site has a ghost bond, and in 2D only the segment's last row has bonds
+  // left: the warp skips the other rows (they took a tenth of the kernel's instructions, Nsight
+  // Compute, tests/bench/results/session_o_nvidia_h200/call2).
+  const bool ghost_bonds = __any_sync(all, (masks & 0x8080808080808080ull) != 0);  // kGhostBond
+  static_assert(kGhostBond == 0x80, "the ghost bonds' bits of eight masks");
   for (int i = 0; i < per_thread; ++i) {
+    if (D == 2 && !ghost_bonds && i + 1 < per_thread) continue;  // the same in every lane
     const uint8_t mask = mask_of(i);
     const int l = site(i);
     const uint32_t node = static_cast<uint32_t>(1 + l);
     const uint8_t left_mask = static_cast<uint8_t>(__shfl_up_sync(all, mask, 1));
     const bool along_left = lane > 0 && (left_mask >> (D - 1) & 1);
-    const bool ghost = mask & kGhostBond;
-    unions.add(local, ghost && !(along_left && (left_mask & kGhostBond)), node, kGhostNode);
+    if (ghost_bonds) {
+      const bool ghost = mask & kGhostBond;
+      unions.add(local, ghost && !(along_left && (left_mask & kGhostBond)), node, kGhostNode);
+    }
     for (int a = 0; a < D - 1; ++a) {
       if (a == D - 2 && i + 1 < per_thread) continue;  // the sweep joined it
       const int last = (1 << t.shape.log2[a]) - 1;

@@ -2,8 +2,9 @@
 // critical coupling, with the engine's own functors (kernels/cluster/cluster_moves.hpp,
 // union_find.hpp) through CudaExec, on one replica of byte-per-spin storage:
 //   bonds:   PickClusters and ClusterBonds (FK bonds between equal neighbours, probability
-//            p = 1 - exp(-2 beta_c), and every node's initial parent), a thread per pair of
-//            sites of a row as the engine runs it (for_each_cluster_site);
+//            p = 1 - exp(-2 beta_c), and every node's initial parent), a thread per four
+//            sites of a row, which share a Philox block, as the engine runs it
+//            (for_each_cluster_site);
 //   unite:   UniteBonds (the concurrent union-find over the bonds);
 //   flatten: FlattenLabels (every node pointed at its root), or for the aligned tiles
 //            PointRepresentativesAtRoots (each part's representative at its root);

@@ -238,8 +238,9 @@ TEST(GpuClusterLabels, ReplicasAreLabelledIndependently) {
 // The engine's own bonds: ClusterBonds on random configurations (Ising with a field, so some
 // ghost bonds; Potts q = 3 with h > 0), on the GPU and through CpuExec, then the labelling and
 // MoveClusters. The bond masks must be the same bits on both backends and whether a thread takes
-// a site or (the engine's way on these whole lattices) a pair of sites, the roots canonical for
-// those bonds, and the moved spins the same on both backends and both ways.
+// a site or (the engine's way on these whole lattices, where the rows hold whole quads) four
+// sites, the roots canonical for those bonds, and the moved spins the same on both backends and
+// whether a thread moves a site or a pair.
 template <int D, class Model>
 void expect_engine_bonds_labelled(const typename Model::Params& params, const int64_t (&extents)[D],
                                   int replicas, int q, uint64_t step, bool field = true) {
@@ -275,10 +276,10 @@ void expect_engine_bonds_labelled(const typename Model::Params& params, const in
     bonds_on[which].resize(static_cast<size_t>(sites));
     exec.copy_to_host(bonds, bonds_on[which].data());
     exec.zero(bonds);
-    for_each_cluster_site(exec, sites, draw);  // a thread per pair
-    std::vector<uint8_t> paired(bonds_on[which].size());
-    exec.copy_to_host(bonds, paired.data());  // before the tiles mark representatives
-    EXPECT_EQ(paired, bonds_on[which]) << "bond masks by pairs, backend " << which;
+    for_each_cluster_site(exec, sites, draw);  // a thread per quad (rows of 4k sites)
+    std::vector<uint8_t> by_quads(bonds_on[which].size());
+    exec.copy_to_host(bonds, by_quads.data());  // before the tiles mark representatives
+    EXPECT_EQ(by_quads, bonds_on[which]) << "bond masks by quads, backend " << which;
     label_box(exec, g, bonds.data(), parent.data(), sites);  // generic on the CPU, tiled here
     std::vector<uint32_t> parents(static_cast<size_t>(sites + 1));
     exec.copy_to_host(parent, parents.data());
@@ -333,7 +334,7 @@ TEST(GpuClusterLabels, EngineBondsOnBothBackendsLabelCanonically) {
   LATTICA_REQUIRE_GPU_OR_SKIP();
   {
     SCOPED_TRACE("Ising 2D, h = 0.1, at beta_c");
-    const int64_t extents[2] = {256, 130};
+    const int64_t extents[2] = {256, 130};  // rows of 4k + 2 sites: a thread a site
     expect_engine_bonds_labelled<2, IsingModel>(make_ising_params(2, 0.4406868, 0.1, 17), extents,
                                                 2, 2, 5);
   }

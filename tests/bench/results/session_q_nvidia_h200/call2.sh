@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Session q, device call 2: the final code (call 1's quads, their thresholds kept in 32 bits, and
+# the swept tiles skipping the ghost's unions where no site of a warp has a ghost bond).
+# cluster_bench beside session p's (same job); sim bench; the whole GPU suite with
+# SIM_REQUIRE_GPU=1; compute-sanitizer memcheck, racecheck and synccheck of the cluster tests and
+# of Swendsen-Wang runs of sim; call 1's L = 128 dynamics run again for 500 measurements (the
+# chain must be call 1's, bit for bit: compared here).
+set -uo pipefail
+L=/tmp/logs2; mkdir -p $L/json /tmp/b; T0=$SECONDS
+rm -rf /tmp/b/gpu; tar xJf .gpu/gpu.tar.xz -C /tmp/b; source /tmp/b/gpu/env.sh
+B=/tmp/b/gpu/bin; R=$PWD; Q=$R/tests/bench/results/session_q_nvidia_h200
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader; $B/sim --version; } > $L/machine.txt 2>&1
+for b in cluster_bench_old cluster_bench; do
+  timeout 150 $B/$b --repeats 20 --filter "critical tiles" --json $L/$b.json > $L/$b.txt 2>&1; echo "$b rc=$? $((SECONDS-T0)) s" >> $L/steps.txt
+done
+export OMP_NUM_THREADS=8
+mkdir -p /tmp/w && cd /tmp/w
+bench() { local name=$1; shift
+  timeout 120 $B/sim bench --repeats 5 --json $L/json/$name.json "$@" >> $L/bench.txt 2>&1
+  echo "$name rc=$? $(grep -o '"site_updates_per_ns": [0-9.]*' $L/json/$name.json | head -1)" >> $L/steps.txt; }
+for round in 1 2; do
+  bench sw2d_4096_$round --model ising --kernel swendsen_wang --dims 4096 4096
+  bench ms2d_4096_$round --model ising --kernel "metropolis multispin" --dims 4096 4096 --cpu-dims 256 256
+done
+bench sw2d_8192 --model ising --kernel swendsen_wang --dims 8192 8192
+bench swms2d_8192 --model ising --kernel "swendsen_wang multispin" --dims 8192 8192
+bench sw3d_256 --model ising --kernel swendsen_wang --dims 256 256 256
+bench ms3d_512 --model ising --kernel "metropolis multispin" --dims 512 512 512 --cpu-dims 32 32 32
+bench wolff2d_8192 --model ising --kernel wolff --dims 8192 8192
+bench wolff2d_4096 --model ising --kernel wolff --dims 4096 4096
+bench swpotts3_8192 --model potts --q 3 --kernel swendsen_wang --dims 8192 8192
+bench swon3f_256 --model on --n 3 --precision float --kernel swendsen_wang --dims 256 256 256
+bench swphi4f_256 --model phi4 --precision float --kernel swendsen_wang --dims 256 256 256
+echo "bench done $((SECONDS-T0)) s" >> $L/steps.txt
+mkdir -p /tmp/same && cd /tmp/same && sed 's/^measurements = .*/measurements = 500/' $Q/call1/swendsen_wang_2d_L128.toml > same.toml
+timeout 60 $B/sim same.toml --force > $L/same_chain.txt 2>&1; echo "same chain run rc=$?" >> $L/steps.txt; cp swendsen_wang_2d_L128.h5 $OUT/same_chain_L128.h5
+export SIM_REQUIRE_GPU=1 SIM_EXE=$B/sim SIM_SOURCE_DIR=$R
+step() { local name=$1 t=$2; shift 2; local s=$SECONDS; timeout $t "$@" > $L/$name.log 2>&1; echo "$name rc=$? $((SECONDS-s))s $(grep -E '^\[  (PASSED|FAILED|SKIPPED) |ERROR SUMMARY|RACECHECK SUMMARY' $L/$name.log | tail -3 | tr '\n' ' ')" >> $L/steps.txt; }
+cd $R
+( step gpu_test 360 $B/gpu_test --gtest_brief=1 ) &
+( sleep 2; step cli_test 360 $B/cli_test --gtest_brief=1 ) &
+( sleep 4; step memcheck 200 compute-sanitizer --tool memcheck --error-exitcode 1 $B/gpu_test --gtest_filter='GpuClusterLabels*:GpuClusterChain*' --gtest_brief=1
+  step racecheck 150 compute-sanitizer --tool racecheck --error-exitcode 1 $B/gpu_test --gtest_filter='GpuClusterLabels.ReplicasAre*:GpuClusterLabels.EngineBonds*:GpuClusterLabels.SweptTiles*:GpuClusterLabels.AlignedGrids*:GpuClusterChain*Ising2d_128_sw*:GpuClusterChain*aligned*' --gtest_brief=1
+  step synccheck 120 compute-sanitizer --tool synccheck --error-exitcode 1 $B/gpu_test --gtest_filter='GpuClusterLabels.EngineBonds*' --gtest_brief=1
+  cd /tmp/w
+  step racecheck_sim2d 60 compute-sanitizer --tool racecheck --error-exitcode 1 $B/sim $R/inputs/ising2d_sw.toml --set run.thermalization=2 --set run.measurements=3 --set output.path=/tmp/w/rc2.h5
+  step memcheck_sim2d 60 compute-sanitizer --tool memcheck --error-exitcode 1 $B/sim $R/inputs/ising2d_sw.toml --set run.thermalization=2 --set run.measurements=3 --set output.path=/tmp/w/mc2.h5
+  step racecheck_sim3d 60 compute-sanitizer --tool racecheck --error-exitcode 1 $B/sim $R/inputs/ising2d_sw.toml --set 'lattice.dims=[64,64,64]' --set model.beta=0.2216544 --set model.h=0.01 --set run.thermalization=2 --set run.measurements=3 --set output.path=/tmp/w/rc3.h5
+  step memcheck_sim3d 60 compute-sanitizer --tool memcheck --error-exitcode 1 $B/sim $R/inputs/ising2d_sw.toml --set 'lattice.dims=[64,64,64]' --set model.beta=0.2216544 --set model.h=0.01 --set run.thermalization=2 --set run.measurements=3 --set output.path=/tmp/w/mc3.h5 ) &
+wait
+echo "total $((SECONDS-T0)) s" >> $L/steps.txt
+cp $L/steps.txt $OUT/; cd /tmp && tar czf $OUT/logs2.tgz -C /tmp logs2
+cat $OUT/steps.txt; grep -E "critical tiles (32x128|8x16x32) @512( fused @256)?  " $L/cluster_bench_old.txt $L/cluster_bench.txt | cut -c1-150
