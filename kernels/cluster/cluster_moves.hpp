@@ -371,11 +371,10 @@ struct ClusterBonds {
     params.with(r, [&](const typename Model::Params& own) {
       for (int a = 0; a < D; ++a) {
         bool cross = false;
-        threshold.set(
-            a, 0,
-            g.owns_bond(x, inside, a, cross)
-                ? Model::cluster_bond(own, e, s, sites.spin(r, g.up(i, x, a), colour ^ 1))
-                : 0);
+        threshold.set(a, 0,
+                      g.owns_bond(x, inside, a, cross)
+                          ? Model::cluster_bond(own, e, s, sites.spin(r, g.up(i, x, a), colour ^ 1))
+                          : 0);
       }
       threshold.set(D, 0, inside ? Model::ghost_bond(own, e, s) : 0);
     });
@@ -395,7 +394,8 @@ struct ClusterBonds {
     const int colour = g.coordinates32(i, x);  // site i + k: colour ^ (k & 1)
     using Spin = typename Model::Spin;
     Spin s[5];  // sites i ... i + 3, and i + 3's +e_{D-1} neighbour (of site i's colour)
-    for (int k = 0; k < 4; ++k) s[k] = sites.spin32(r, i + static_cast<uint32_t>(k), colour ^ (k & 1));
+    for (int k = 0; k < 4; ++k)
+      s[k] = sites.spin32(r, i + static_cast<uint32_t>(k), colour ^ (k & 1));
     x[D - 1] += 3;
     s[4] = sites.spin32(r, g.up32(i + 3, x, D - 1), colour);
     x[D - 1] -= 3;
@@ -406,9 +406,9 @@ struct ClusterBonds {
         const uint32_t up = g.up32(i, x, a);  // and up + k is site i + k's
         for (int k = 0; k < 4; ++k) {
           threshold.set(a, k,
-                        Model::cluster_bond(own, e, s[k],
-                                            sites.spin32(r, up + static_cast<uint32_t>(k),
-                                                         colour ^ 1 ^ (k & 1))));
+                        Model::cluster_bond(
+                            own, e, s[k],
+                            sites.spin32(r, up + static_cast<uint32_t>(k), colour ^ 1 ^ (k & 1))));
         }
       }
       for (int k = 0; k < 4; ++k) {

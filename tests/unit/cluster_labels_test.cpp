@@ -257,7 +257,7 @@ void expect_certain_bonds(const int64_t (&extents)[D]) {
 // QuadBondNumbers::occupied is u < t for u = high << 16 | low, and draws the low half only where
 // the high half ties t's.
 TEST(QuadBondNumbers, OccupiedIsTheWholeNumberBelowTheThreshold) {
-  const uint64_t thresholds[] = {1,          0xffffu,     0x10000u,   0x10001u, 0x96a7c3e1u,
+  const uint64_t thresholds[] = {1,           0xffffu,     0x10000u,    0x10001u,   0x96a7c3e1u,
                                  0x12340000u, 0x1234ffffu, 0xffff0000u, 0xffffffffu};
   for (const uint64_t t : thresholds) {
     const auto t_high = static_cast<uint32_t>(t >> 16), t_low = static_cast<uint32_t>(t & 0xffff);
@@ -280,8 +280,8 @@ TEST(QuadBondNumbers, OccupiedIsTheWholeNumberBelowTheThreshold) {
 
 /// A site's bond mask as QuadBondNumbers's comment lays the numbers out, written out again from
 /// Philox itself: the oracle for ClusterBonds. Counts the bonds whose low half was needed.
-uint8_t mask_from_layout(const uint64_t* threshold, int d, uint64_t seed, uint32_t r,
-                         uint64_t site, uint64_t step, int64_t& refined) {
+uint8_t mask_from_layout(const uint64_t* threshold, int d, uint64_t seed, uint32_t r, uint64_t site,
+                         uint64_t step, int64_t& refined) {
   const auto block = [&](uint64_t key_site, uint64_t key_step) {
     const PhiloxBlock b = philox4x32_10_host(
         philox_counter(RngStream::cluster_bond, r, key_site, key_step), philox_key(seed));
