@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Session r, device call 1: the final code of session q (clang-formatted; built by .ci/run's
-# portable configuration, sm_75/80/90). The whole GPU suite with SIM_REQUIRE_GPU=1; sim bench of
+# Session r, device call 1: the final code of session q (clang-formatted; built with
+# CMAKE_CUDA_ARCHITECTURES=90, Release). The whole GPU suite with SIM_REQUIRE_GPU=1; sim bench of
 # Swendsen-Wang and multi-spin Metropolis at 2D 4096^2; Nsight Compute of the quads' bonds kernel
 # and of the swept tiles' labelling (cluster_bench, 2D 4096^2 critical, the fused variant), to
 # see what bounds them now.
