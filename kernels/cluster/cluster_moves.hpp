@@ -393,37 +393,90 @@ struct ClusterBonds {
     uint32_t x[D];
     const int colour = g.coordinates32(i, x);  // site i + k: colour ^ (k & 1)
     using Spin = typename Model::Spin;
-    Spin s[5];  // sites i ... i + 3, and i + 3's +e_{D-1} neighbour (of site i's colour)
-    for (int k = 0; k < 4; ++k)
-      s[k] = sites.spin32(r, i + static_cast<uint32_t>(k), colour ^ (k & 1));
-    x[D - 1] += 3;
-    s[4] = sites.spin32(r, g.up32(i + 3, x, D - 1), colour);
-    x[D - 1] -= 3;
-    const typename Model::Embedding& e = picks[r].embedding;
-    BondThresholds<D, 4> threshold;
-    params.with(r, [&](const typename Model::Params& own) {
-      for (int a = 0; a < D - 1; ++a) {
-        const uint32_t up = g.up32(i, x, a);  // and up + k is site i + k's
-        for (int k = 0; k < 4; ++k) {
-          threshold.set(a, k,
-                        Model::cluster_bond(
-                            own, e, s[k],
-                            sites.spin32(r, up + static_cast<uint32_t>(k), colour ^ 1 ^ (k & 1))));
-        }
-      }
-      for (int k = 0; k < 4; ++k) {
-        threshold.set(D - 1, k, Model::cluster_bond(own, e, s[k], s[k + 1]));
-        threshold.set(D, k, Model::ghost_bond(own, e, s[k]));
-      }
-    });
+    Spin s[5];
+    row_spins(r, i, x, colour, s);
     uint8_t mask[4];
-    draw_bond_masks<D, 4>(threshold, numbers(r, i), 0, mask);
+    bool drawn = false;
+    if constexpr (Model::kEqualSpinBonds) drawn = equal_spin_masks(r, i, x, colour, s, mask);
+    if (!drawn) {
+      const typename Model::Embedding& e = picks[r].embedding;
+      BondThresholds<D, 4> threshold;
+      params.with(r, [&](const typename Model::Params& own) {
+        for (int a = 0; a < D - 1; ++a) {
+          Spin up[4];
+          up_spins(r, i, x, colour, a, up);
+          for (int k = 0; k < 4; ++k) threshold.set(a, k, Model::cluster_bond(own, e, s[k], up[k]));
+        }
+        for (int k = 0; k < 4; ++k) {
+          threshold.set(D - 1, k, Model::cluster_bond(own, e, s[k], s[k + 1]));
+          threshold.set(D, k, Model::ghost_bond(own, e, s[k]));
+        }
+      });
+      draw_bond_masks<D, 4>(threshold, numbers(r, i), 0, mask);
+    }
 #if defined(__CUDA_ARCH__)  // one store (index is a multiple of 4, the buffer aligned)
     *reinterpret_cast<uint32_t*>(bonds + index) =
         mask[0] | uint32_t{mask[1]} << 8 | uint32_t{mask[2]} << 16 | uint32_t{mask[3]} << 24;
 #else
     for (int k = 0; k < 4; ++k) bonds[index + static_cast<uint32_t>(k)] = mask[k];
 #endif
+  }
+
+  /// The spins of quad i (sites i ... i + 3 at x, the first of colour `colour`) and i + 3's
+  /// +e_{D-1} neighbour, s[4] (of site i's colour).
+  template <class Spin>
+  LATTICA_HD_INLINE void row_spins(uint32_t r, uint32_t i, const uint32_t (&x)[D], int colour,
+                                   Spin (&s)[5]) const {
+    for (int k = 0; k < 4; ++k)
+      s[k] = sites.spin32(r, i + static_cast<uint32_t>(k), colour ^ (k & 1));
+    uint32_t last[D];
+    for (int a = 0; a < D; ++a) last[a] = x[a];
+    last[D - 1] += 3;
+    s[4] = sites.spin32(r, g.up32(i + 3, last, D - 1), colour);
+  }
+  /// The +e_a neighbours (a < D - 1) of quad i's sites.
+  template <class Spin>
+  LATTICA_HD_INLINE void up_spins(uint32_t r, uint32_t i, const uint32_t (&x)[D], int colour, int a,
+                                  Spin (&up)[4]) const {
+    const uint32_t first = g.up32(i, x, a);  // and first + k is site i + k's
+    for (int k = 0; k < 4; ++k)
+      up[k] = sites.spin32(r, first + static_cast<uint32_t>(k), colour ^ 1 ^ (k & 1));
+  }
+
+  /// The quad's masks for models whose bonds join equal spins only, with one threshold t, and
+  /// never the ghost, where the replica's parameters say so (Model::equal_spin_bonds):
+  /// draw_bond_masks's result without its per-bond thresholds, bit masks and branches, which took
+  /// most of the bonds' instructions (Nsight Compute, tests/bench/results/session_r_nvidia_h200).
+  /// False, leaving the quad to draw_bond_masks, where the parameters do not say so, where t is
+  /// certain or impossible, or where a bond between equal spins drew t's high half (probability
+  /// 2^-16 a bond) so that its low half decides.
+  template <class Spin>
+  LATTICA_HD_INLINE bool equal_spin_masks(uint32_t r, uint32_t i, const uint32_t (&x)[D],
+                                          int colour, const Spin (&s)[5],
+                                          uint8_t (&mask)[4]) const {
+    uint64_t t = 0;
+    const bool equal_spins = params.with(
+        r, [&](const typename Model::Params& own) { return Model::equal_spin_bonds(own, t); });
+    if (!equal_spins || t == 0 || t >= kCertainBond) return false;
+    Spin n[D][4];  // n[a][k]: site i + k's +e_a neighbour
+    for (int a = 0; a < D - 1; ++a) up_spins(r, i, x, colour, a, n[a]);
+    for (int k = 0; k < 4; ++k) n[D - 1][k] = s[k + 1];
+    const auto t_high = static_cast<uint32_t>(t >> 16);
+    const QuadBondNumbers quad = numbers(r, i);
+    PhiloxBlock block[(D + 1) / 2];  // axes 2b and 2b + 1 draw block b
+    for (int b = 0; 2 * b < D; ++b) block[b] = quad.block(b);
+    bool tie = false;
+    for (int k = 0; k < 4; ++k) {
+      uint32_t m = 0;
+      for (int a = 0; a < D; ++a) {
+        const uint32_t high = QuadBondNumbers::high_half(block[a / 2], a, k);
+        const bool equal = s[k] == n[a][k];
+        tie = tie || (equal && high == t_high);
+        m |= static_cast<uint32_t>(equal && high < t_high) << a;
+      }
+      mask[k] = static_cast<uint8_t>(m);
+    }
+    return !tie;
   }
 
   LATTICA_HD_INLINE QuadBondNumbers numbers(uint32_t r, uint64_t quad) const {

@@ -163,6 +163,11 @@ struct IsingModel {
   // bonds being exp(-2 beta |h| |C|), Wolff's Metropolis acceptance of the flip).
   using Embedding = NoEmbedding;
   static constexpr bool kClusterSizeEstimator = true;
+  static constexpr bool kEqualSpinBonds = true;
+  LATTICA_HD_INLINE static bool equal_spin_bonds(const Params& p, uint64_t& threshold) {
+    threshold = p.cluster_bond;
+    return p.ghost_bond == 0;
+  }
   LATTICA_HD_INLINE static Embedding cluster_embedding(const Params&, SiteRandom&) { return {}; }
   LATTICA_HD_INLINE static uint64_t cluster_bond(const Params& p, const Embedding&, Spin a,
                                                  Spin b) {

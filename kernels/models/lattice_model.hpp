@@ -31,7 +31,12 @@
 //   static Spin cluster_move(const Params&, const Embedding&, Spin s, uint32_t word, bool single);
 //     the new value of a site of a moved cluster (the same for every site of it): single is
 //     Wolff's one cluster that must change, else Swendsen-Wang's (each cluster independently);
-//   static constexpr bool kClusterSizeEstimator: whether sum_C |C|^2 / V estimates <M^2> / V.
+//   static constexpr bool kClusterSizeEstimator: whether sum_C |C|^2 / V estimates <M^2> / V;
+//   static constexpr bool kEqualSpinBonds: whether, as in FK clusters, a bond can join only equal
+//     spins, and then with one threshold; then also
+//   static bool equal_spin_bonds(const Params&, uint64_t& threshold);
+//     true where cluster_bond(a, b) is `threshold` for a == b and 0 otherwise and ghost_bond is
+//     always 0 (no field), so that the bonds need no per-bond threshold (ClusterBonds).
 
 #include <cmath>
 #include <cstddef>

@@ -139,6 +139,7 @@ struct OnModel {
     Real r[N];
   };
   static constexpr bool kClusterSizeEstimator = false;
+  static constexpr bool kEqualSpinBonds = false;
   LATTICA_HD_INLINE static Embedding cluster_embedding(const Params&, SiteRandom& random) {
     const Spin v = uniform_direction(random);
     Embedding e;

@@ -71,6 +71,7 @@ struct Phi4Model {
   // 4 kappa phi_a phi_b each, and the field term by 2 h phi per site (the ghost spin's bonds).
   using Embedding = NoEmbedding;
   static constexpr bool kClusterSizeEstimator = false;
+  static constexpr bool kEqualSpinBonds = false;
   LATTICA_HD_INLINE static Embedding cluster_embedding(const Params&, SiteRandom&) { return {}; }
   LATTICA_HD_INLINE static uint64_t cluster_bond(const Params& p, const Embedding&, Spin a,
                                                  Spin b) {

@@ -312,17 +312,18 @@ uint8_t mask_from_layout(const uint64_t* threshold, int d, uint64_t seed, uint32
 }
 
 // ClusterBonds with uncertain bonds, a thread a site and a thread a quad, against the layout's
-// oracle: Ising with a field, random spins, several replicas, 1 to 4 dimensions (blocks 0, 1
-// and, in 4D, 2: the ghost's). The 2D case is large enough that some high halves tie the
-// threshold's, so the low halves' draws are checked too.
+// oracle: Ising with a field h, random spins, several replicas, 1 to 4 dimensions (blocks 0, 1
+// and, in 4D, 2: the ghost's). Without a field the quads take their straight path
+// (ClusterBonds::equal_spin_masks) but where a high half ties. The 2D cases are large enough
+// that some high halves tie the threshold's, so the low halves' draws are checked too.
 template <int D>
-int64_t expect_bonds_from_layout(const int64_t (&extents)[D], int replicas) {
+int64_t expect_bonds_from_layout(const int64_t (&extents)[D], int replicas, double h) {
   const Checkerboard<D> lattice = Checkerboard<D>::make(extents);
   const int64_t zero[D] = {};
   const ClusterLattice<D> g = ClusterLattice<D>::make(lattice, zero);
   const int64_t sites = replicas * g.volume;
   const uint64_t step = cluster_step(17, 1, 2);
-  const IsingParams params = make_ising_params(D, 0.4, 0.15, 11);
+  const IsingParams params = make_ising_params(D, 0.4, h, 11);
   std::vector<int8_t> spins(static_cast<size_t>(sites));
   std::mt19937_64 rng(static_cast<uint64_t>(sites));
   for (auto& s : spins) s = rng() % 3 ? int8_t(1) : int8_t(-1);
@@ -368,11 +369,14 @@ int64_t expect_bonds_from_layout(const int64_t (&extents)[D], int replicas) {
 TEST(ClusterBonds, QuadsDrawTheirBondsAsTheLayoutSays) {
   const int64_t ring[1] = {1024}, square[2] = {256, 512}, cube[3] = {6, 8, 12};
   const int64_t hyper[4] = {4, 2, 6, 8};
-  expect_bonds_from_layout<1>(ring, 3);
-  // About 2 x 10^6 uncertain bonds: some 30 high halves tie their threshold's (2^-16 each).
-  EXPECT_GT(expect_bonds_from_layout<2>(square, 4), 0) << "no low half was drawn";
-  expect_bonds_from_layout<3>(cube, 2);
-  expect_bonds_from_layout<4>(hyper, 2);
+  for (const double h : {0.15, 0.0}) {
+    SCOPED_TRACE(h);
+    expect_bonds_from_layout<1>(ring, 3, h);
+    // 6 x 10^5 to 9 x 10^5 uncertain bonds: some 9 to 14 high halves tie (2^-16 each).
+    EXPECT_GT(expect_bonds_from_layout<2>(square, 4, h), 0) << "no low half was drawn";
+    expect_bonds_from_layout<3>(cube, 2, h);
+    expect_bonds_from_layout<4>(hyper, 2, h);
+  }
 }
 
 TEST(ClusterBonds, CertainBondsJoinExactlyTheEqualNeighbours) {
