@@ -25,18 +25,19 @@
 // the engine's usual case), label their tiles by sweeps (label_aligned_tiles_kernel): a warp
 // walks down 32 columns row by row, each run along a row taking the label of the row above where
 // they are bonded, so that only the bonds between a warp's strips and a run's second contacts go
-// to the union-find. It gives the same parents and also marks every part's smallest node, its
-// representative. After the unions between tiles only the representatives are pointed at their
-// roots (PointRepresentativesAtRoots), not every node: each node's parent is then its
-// representative, itself at the root, and a node's root is its parent's parent (labelled_root in
-// cluster_moves.hpp), which the moves read. Boxes and cut tiles are flattened node by node.
-// Each warp queues the unions that its sweep and its bonds across find, and its lanes unite them
-// together afterwards (WarpUnions). Swendsen-Wang (label_and_move, at the end) then points the
-// representatives at their roots and moves the sites in one kernel a tile, from each site's part
-// that the labelling keeps (move_aligned_tiles_kernel). On an H200, 2D 4096^2 at beta_c, these took
-// a step from 20.7 to 26.3 sites per ns (tests/bench/results/session_n_nvidia_h200/call7), and the
-// queues, with the bonds and moves a pair of sites a thread (cluster_moves.hpp), to 33.2
-// (session_o_nvidia_h200/call4).
+// to the union-find. Its unions link the larger root below the smaller, so each root is its part's
+// smallest node (few unions are left, and their trees stay shallow). It gives the same parents
+// and also marks every part's smallest node, its representative. After the unions between tiles
+// only the representatives are pointed at their roots (PointRepresentativesAtRoots), not every
+// node: each node's parent is then its representative, itself at the root, and a node's root is its
+// parent's parent (labelled_root in cluster_moves.hpp), which the moves read. Boxes and cut tiles
+// are flattened node by node. Each warp queues the unions that its sweep and its bonds across find,
+// and its lanes unite them together afterwards (WarpUnions). Swendsen-Wang (label_and_move, at the
+// end) then points the representatives at their roots and moves the sites in one kernel a tile,
+// from each site's part that the labelling keeps (move_aligned_tiles_kernel). On an H200, 2D 4096^2
+// at beta_c, these took a step from 20.7 to 26.3 sites per ns
+// (tests/bench/results/session_n_nvidia_h200/call7), and the queues, with the bonds and moves a
+// pair of sites a thread (cluster_moves.hpp), to 33.2 (session_o_nvidia_h200/call4).
 
 #include <cuda_runtime.h>
 
@@ -55,6 +56,11 @@ namespace lattica {
 /// sets on each representative: the smallest site of its part of a cluster in its tile. The
 /// next step's ClusterBonds writes every mask anew.
 constexpr uint8_t kTileRepresentative = 0x40;
+
+/// Rows along axis D - 2 that a thread of label_aligned_tiles_kernel sweeps, and its threads a
+/// block, at most.
+constexpr int kMostSweptRows = 16;
+constexpr int kMostSweptThreads = 512;
 
 /// Tiles of the lexicographic lattice, 2^log2[a] sites along axis a, from the origin (the last
 /// tile of an axis cut short where the extent is not a multiple). A tile holds the bonds from
@@ -125,10 +131,12 @@ struct TileGrid {
     t.shape = shape;
     t.sites = 1 << bits;
     // Rows of 32 sites or more (a warp's lanes on one row), a second axis to sweep along, and
-    // at most 1024 threads a block with each sweeping at most 8 rows along it.
+    // at most kMostSweptThreads threads a block with each sweeping at most kMostSweptRows rows
+    // along it.
     if constexpr (D >= 2) {
       const int lines = 1 << shape.log2[D - 2];
-      t.aligned = t.aligned && shape.log2[D - 1] >= 5 && t.sites <= 1024 * (lines < 8 ? lines : 8);
+      t.aligned = t.aligned && shape.log2[D - 1] >= 5 &&
+                  t.sites <= kMostSweptThreads * (lines < kMostSweptRows ? lines : kMostSweptRows);
     } else {
       t.aligned = false;
     }
@@ -217,6 +225,8 @@ __device__ __forceinline__ uint32_t link_priority(uint32_t n) {
 /// Every parent ranks above its node, taking (an initial root, link_priority) in lexicographic
 /// order: a run's star points its sites (never roots) at an initial root, a link points a root
 /// at a root of higher priority, and a halving write points a node at an ancestor, so above it.
+/// (Linking to smaller roots, as the sweeps do, every parent is a smaller node, for the same
+/// reasons.)
 /// Hence the halving needs no compare-and-swap while other threads unite and halve: it writes
 /// to a node that is no root (and never will be again); a late write may undo another's
 /// halving, never a link, and never closes a cycle. The writes are atomic exchanges all the same
@@ -233,14 +243,15 @@ __device__ __forceinline__ uint32_t find_tile_root(uint32_t* local, uint32_t n) 
   return n;
 }
 
-/// Joins the parts of local nodes a and b: links the root of lower priority below the other,
-/// if it is still a root (else finds again).
-__device__ __forceinline__ void unite_in_tile(uint32_t* local, uint32_t a, uint32_t b) {
+/// Joins the parts of local nodes a and b: links the root of lower priority (or, to_smaller, the
+/// larger root) below the other, if it is still a root (else finds again).
+__device__ __forceinline__ void unite_in_tile(uint32_t* local, uint32_t a, uint32_t b,
+                                              bool to_smaller = false) {
   while (true) {
     a = find_tile_root(local, a);
     b = find_tile_root(local, b);
     if (a == b) return;
-    if (link_priority(a) > link_priority(b)) {
+    if (to_smaller ? a < b : link_priority(a) > link_priority(b)) {
       const uint32_t t = a;
       a = b;
       b = t;
@@ -353,7 +364,7 @@ struct WarpUnions {
     if (slot < slots) {
       pairs[slot] = a << 16 | b;
     } else {
-      unite_in_tile(local, a, b);
+      unite_in_tile(local, a, b, true);
     }
   }
   /// Unites the queued pairs, a lane each, and empties the queue. Every lane of the warp calls
@@ -363,7 +374,7 @@ struct WarpUnions {
     __syncwarp();
     const int n = count < slots ? count : slots;
     for (int k = static_cast<int>(threadIdx.x & 31); k < n; k += 32)
-      unite_in_tile(local, pairs[k] >> 16, pairs[k] & 0xffffu);
+      unite_in_tile(local, pairs[k] >> 16, pairs[k] & 0xffffu, true);
     count = 0;
   }
 };
@@ -385,7 +396,8 @@ __device__ __forceinline__ bool needs_union_across(const uint32_t* local, uint32
 /// sites): the same parents from far fewer unions. Each warp sweeps a segment of
 /// per_thread consecutive rows (along axis D-2) of one group of 32 columns, lane by column, and
 /// each row's runs along the row take the label of their first site bonded to the row before
-/// (a run bonded to none starts a root); a run bonded to several labels unites them. Only the
+/// (a run bonded to none starts a root); a run bonded to several labels unites them, linking the
+/// larger root below the smaller, so that the roots are the parts' smallest nodes. Only the
 /// bonds between segments, column groups and, in 3D and 4D, the other axes' sheets go to the
 /// union-find, and of those a bond whose ends the bond to its left has joined already is left
 /// out. (The first version's unions of every bond ran at 6.7 of 32 lanes and took two thirds of
@@ -394,15 +406,16 @@ __device__ __forceinline__ bool needs_union_across(const uint32_t* local, uint32
 /// masks once and keeps them in registers, and marks each part's smallest node, its
 /// representative, in its bond mask (kTileRepresentative), and, where `parts` is not null, each
 /// site's part there: 1 + its representative's local site, or 0 for the ghost's (the unions'
-/// halving may change a parent, never a part). Precondition: blockDim.x a multiple
-/// of 32 with per_thread = t.sites / blockDim.x at most 8 and at most the rows along axis D-2;
-/// shared memory for aligned_tiles_shared_words(t.sites) words.
+/// halving may change a parent, never a part). Precondition: blockDim.x a multiple of 32 with
+/// per_thread = t.sites / blockDim.x at most kMostSweptRows and at most the rows along axis D-2;
+/// shared memory for aligned_tiles_shared_words(t.sites) words. At most 32 registers a thread,
+/// so that 2048 threads fill an SM (at 40, three quarters: 127 against 118 us at 2D 4096^2,
+/// Nsight Compute, tests/bench/results/session_t_nvidia_h200/call2 and call3).
 template <int D>
-__global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32_t* parent,
-                                           uint16_t* parts) {
+__global__ void __launch_bounds__(kMostSweptThreads, 4)
+    label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32_t* parent, uint16_t* parts) {
   extern __shared__ uint32_t shared[];
-  uint32_t* local = shared;                   // [0]: the ghost, [1 + l]: the tile's site l
-  uint32_t* smallest = shared + t.sites + 1;  // per root: the smallest node of its part
+  uint32_t* local = shared;  // [0]: the ghost, [1 + l]: the tile's site l
   const Tile<D> tile(t, blockIdx.x);
   const unsigned all = 0xffffffffu;
   const int lane = static_cast<int>(threadIdx.x & 31);
@@ -424,16 +437,32 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
   const auto at = [&](int i) { return first_at + static_cast<uint32_t>(i) * t.stride[D - 2]; };
   // A warp's slice of the queues: its 32 * per_thread sites' (kSitesPerUnionSlot).
   const int slots = 32 * per_thread / kSitesPerUnionSlot;
-  WarpUnions unions{shared + 2 * (t.sites + 1) + warp * slots, slots, 0};
-  if (threadIdx.x == 0) local[0] = smallest[0] = kGhostNode;
-  uint64_t masks = 0;  // byte i: the bonds of site(i)
-  for (int i = 0; i < per_thread; ++i) masks |= static_cast<uint64_t>(bonds[at(i)]) << (8 * i);
-  const auto mask_of = [&](int i) { return static_cast<uint8_t>(masks >> (8 * i)); };
+  WarpUnions unions{local + t.sites + 1 + warp * slots, slots, 0};
+  if (threadIdx.x == 0) local[0] = kGhostNode;
+  // Byte i % 8 of masks_low (i < 8) or masks_high: the bonds of site(i). The loops over a
+  // thread's rows are unrolled to kMostSweptRows, so that their shifts are constants (a tenth
+  // fewer instructions than loops to per_thread).
+  uint64_t masks_low = 0, masks_high = 0;
+#pragma unroll
+  for (int i = 0; i < kMostSweptRows; ++i) {
+    if (i == per_thread) break;
+    const uint64_t mask = static_cast<uint64_t>(bonds[at(i)]) << (8 * (i & 7));
+    if (i < 8) {
+      masks_low |= mask;
+    } else {
+      masks_high |= mask;
+    }
+  }
+  const auto byte_of = [](uint64_t low, uint64_t high, int i) {
+    return static_cast<uint8_t>((i < 8 ? low : high) >> (8 * (i & 7)));
+  };
+  const auto mask_of = [&](int i) { return byte_of(masks_low, masks_high, i); };
   // The sweep.
-  uint32_t label = 0;        // the previous row's label at this lane
-  bool from_above = false;   // the previous row's site bonded to this one
-  unsigned starts_root = 0;  // bit i: site(i) started a label (a root until the unions)
-  for (int i = 0; i < per_thread; ++i) {
+  uint32_t label = 0;       // the previous row's label at this lane
+  bool from_above = false;  // the previous row's site bonded to this one
+#pragma unroll
+  for (int i = 0; i < kMostSweptRows; ++i) {
+    if (i == per_thread) break;
     const uint8_t mask = mask_of(i);
     const uint32_t node = static_cast<uint32_t>(1 + site(i));
     const unsigned along = __ballot_sync(all, (mask >> (D - 1) & 1) && lane != 31);
@@ -453,8 +482,6 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
         lane > start && (contact_lanes >> (lane - 1) & 1) && left_label == label;
     unions.add(local, from_above && label != chosen && !same_as_left, label, chosen);
     local[node] = chosen;
-    smallest[node] = node;
-    starts_root |= static_cast<unsigned>(chosen == node) << i;
     label = chosen;
     from_above = (mask >> (D - 2) & 1) && i + 1 < per_thread;
   }
@@ -463,9 +490,12 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
   // Without a field no site has a ghost bond, and in 2D only the segment's last row has bonds
   // left: the warp skips the other rows (they took a tenth of the kernel's instructions, Nsight
   // Compute, tests/bench/results/session_o_nvidia_h200/call2).
-  const bool ghost_bonds = __any_sync(all, (masks & 0x8080808080808080ull) != 0);  // kGhostBond
+  const bool ghost_bonds =  // kGhostBond
+      __any_sync(all, ((masks_low | masks_high) & 0x8080808080808080ull) != 0);
   static_assert(kGhostBond == 0x80, "the ghost bonds' bits of eight masks");
-  for (int i = 0; i < per_thread; ++i) {
+#pragma unroll
+  for (int i = 0; i < kMostSweptRows; ++i) {
+    if (i == per_thread) break;
     if (D == 2 && !ghost_bonds && i + 1 < per_thread) continue;  // the same in every lane
     const uint8_t mask = mask_of(i);
     const int l = site(i);
@@ -488,34 +518,30 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
   // The bonds from the group's last column to the next group's first: row i by lane i, and
   // left out where the row before's bond and the sweep have joined its ends.
   {
-    const uint64_t last_masks = __shfl_sync(all, masks, 31);
+    const uint64_t last_low = __shfl_sync(all, masks_low, 31);
+    const uint64_t last_high = __shfl_sync(all, masks_high, 31);
     const int i = lane < per_thread ? lane : 0;
-    const uint8_t mask = static_cast<uint8_t>(last_masks >> (8 * i));
+    const uint8_t mask = byte_of(last_low, last_high, i);
     const int l = first - lane + 31 + (i << row_log2);
     const int row_end = (1 << row_log2) - 1;
     const bool bonded = lane < per_thread && (mask >> (D - 1) & 1) && (l & row_end) != row_end;
-    const bool joined_before =
-        i > 0 && (static_cast<uint8_t>(last_masks >> (8 * (i - 1))) >> (D - 2) & 1);
+    const bool joined_before = i > 0 && (byte_of(last_low, last_high, i - 1) >> (D - 2) & 1);
     const uint32_t node = static_cast<uint32_t>(1 + l);
     unions.add(local, needs_union_across(local, node, 1, bonded, joined_before), node, node + 1);
   }
   unions.unite_all(local);
   __syncthreads();
-  // Every label's start (and the ghost) at its root, and each root's smallest node: the smallest
-  // node of a part is a start (its first row's first site has no site of the part above), so
-  // only the starts bid. Then every node's root is its parent's parent.
-  const auto settle = [&](uint32_t node) {
-    const uint32_t root = find_root(local, node);
-    atomicExch(local + node, root);
-    atomicMin(smallest + root, node);
-  };
-  if (threadIdx.x == 0) settle(kGhostNode);
-  for (unsigned starts = starts_root; starts; starts &= starts - 1)
-    settle(static_cast<uint32_t>(1 + site(__ffs(static_cast<int>(starts)) - 1)));
-  __syncthreads();
-  for (int i = 0; i < per_thread; ++i) {
+  // Each site's root, which is its part's smallest node (or the ghost): the trees are final, and
+  // a site's label is a root or, after the halving, seldom more than a step below one. (These
+  // walks replace a pass that pointed each thread's starts at their roots first: as many
+  // instructions, one barrier and 8 registers less, so that blocks of 256 threads fill the SMs:
+  // Nsight Compute, tests/bench/results/session_t_nvidia_h200/call2 and call3.)
+#pragma unroll
+  for (int i = 0; i < kMostSweptRows; ++i) {
+    if (i == per_thread) break;
     const int l = site(i);
-    const uint32_t least = smallest[local[local[1 + l]]];
+    uint32_t least = local[1 + l];
+    for (uint32_t up = local[least]; up != least; up = local[least]) least = up;
     parent[1 + at(i)] =
         least == kGhostNode ? kGhostNode : 1 + tile.base + t.offset(static_cast<int>(least) - 1);
     if (parts) parts[at(i)] = static_cast<uint16_t>(least);
@@ -525,9 +551,9 @@ __global__ void label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32
 }
 
 /// Shared memory words of label_aligned_tiles_kernel for tiles of `sites` sites: the parents
-/// and smallest nodes (the ghost's too), and the warps' queues of unions.
+/// (the ghost's too) and the warps' queues of unions.
 inline size_t aligned_tiles_shared_words(int sites) {
-  return 2 * (static_cast<size_t>(sites) + 1) + static_cast<size_t>(sites / kSitesPerUnionSlot);
+  return static_cast<size_t>(sites) + 1 + static_cast<size_t>(sites / kSitesPerUnionSlot);
 }
 
 /// Points every representative (kTileRepresentative) at its root, after the unions of the bonds
@@ -622,23 +648,28 @@ __global__ void flatten_tiles_kernel(TileGrid<D> t, uint32_t* parent) {
 /// The unions of label_box with tiles of `shape`: the tiles' labelling, then the unions of the
 /// bonds between tiles; asynchronous. Aligned grids (TileGrid::aligned) mark their
 /// representatives in `bonds` (kTileRepresentative) for flatten_by_tiles, and write each site's
-/// part to `parts` (where not null: aligned grids only) for move_by_tiles.
+/// part to `parts` (where not null: aligned grids only) for move_by_tiles. Blocks take at most
+/// most_threads threads (a multiple of 32), or where 0 each kernel's best: 512 for
+/// label_tiles_kernel, and for the sweeps as many rows a thread as they take (kMostSweptRows).
 template <int D>
 void unite_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replicas, uint8_t* bonds,
-                    uint32_t* parent, int most_threads = 512, uint16_t* parts = nullptr) {
+                    uint32_t* parent, int most_threads = 0, uint16_t* parts = nullptr) {
   if (parts && !t.aligned)
     throw std::invalid_argument("cluster tiles: parts of aligned grids only");
   const int64_t blocks = replicas * t.per_replica;
   if (blocks > 0x7fffffff) throw std::invalid_argument("cluster tiles: too many tiles");
-  int threads = t.sites < 32 ? 32 : t.sites > most_threads ? most_threads : t.sites;
+  const int cap = most_threads > 0 ? most_threads : 512;
+  int threads = t.sites < 32 ? 32 : t.sites > cap ? cap : t.sites;
   const size_t shared = 2 * (static_cast<size_t>(t.sites) + 1) * sizeof(uint32_t);
   bool swept = false;
   if constexpr (D >= 2) {
     if (t.aligned) {
-      // At most 8 sites a thread, and no more than the rows along axis D - 2.
+      // At most kMostSweptRows sites a thread, and no more than the rows along axis D - 2; at
+      // most kMostSweptThreads threads (TileGrid::make).
       const int lines = 1 << t.shape.log2[D - 2];
-      const int per_thread = lines < 8 ? lines : 8;
-      if (threads < t.sites / per_thread) threads = t.sites / per_thread;
+      const int fewest = t.sites / (lines < kMostSweptRows ? lines : kMostSweptRows);
+      threads = most_threads > 0 && threads > fewest ? threads : fewest;
+      if (threads > kMostSweptThreads) threads = kMostSweptThreads;
       label_aligned_tiles_kernel<D>
           <<<static_cast<unsigned>(blocks), threads,
              aligned_tiles_shared_words(t.sites) * sizeof(uint32_t), exec.stream()>>>(
@@ -682,6 +713,9 @@ inline size_t moved_tiles_shared_words(int sites) {
   return static_cast<size_t>(sites) + static_cast<size_t>(sites / 32) + static_cast<size_t>(sites);
 }
 
+/// Threads a block of move_aligned_tiles_kernel, at most.
+constexpr int kMostMoveTileThreads = 256;
+
 /// Block b of an aligned grid, after unite_by_tiles with `parts`, points tile b's
 /// representatives at their roots (as PointRepresentativesAtRoots) and moves the tile's sites (as
 /// MoveClusters, whose decision must not be Wolff's: that needs every seed label before any
@@ -691,12 +725,14 @@ inline size_t moved_tiles_shared_words(int sites) {
 /// blocks bound MoveClusters (Nsight Compute, tests/bench/results/session_o_nvidia_h200/call1:
 /// 70 % of its stalls on loads, Philox 3/4 of its instructions). Other blocks point their
 /// representatives at roots meanwhile: walks read the old parent or the root, both ancestors.
-/// Preconditions: blockDim.x a multiple of 32; t.aligned (rows of 32 sites or more); the bonds'
-/// marks and the parts of label_aligned_tiles_kernel.
+/// Six blocks of 256 threads an SM, as many as their shared memory allows (at 46 registers a
+/// thread five fitted: 0.0064 against 0.0063 ns a site at 2D 4096^2, session t calls 1 and 2).
+/// Preconditions: blockDim.x a multiple of 32, at most kMostMoveTileThreads; t.aligned (rows of
+/// 32 sites or more); the bonds' marks and the parts of label_aligned_tiles_kernel.
 template <int D, class Model>
-__global__ void move_aligned_tiles_kernel(TileGrid<D> t, const uint8_t* bonds,
-                                          const uint16_t* parts, uint32_t* parent,
-                                          MoveClusters<D, Model> move) {
+__global__ void __launch_bounds__(kMostMoveTileThreads, 6)
+    move_aligned_tiles_kernel(TileGrid<D> t, const uint8_t* bonds, const uint16_t* parts,
+                              uint32_t* parent, MoveClusters<D, Model> move) {
   extern __shared__ uint2 shared_pairs[];  // 8-byte aligned: a thread stores 4 parts at once
   uint32_t* word = reinterpret_cast<uint32_t*>(shared_pairs);  // [l]: representative l's word
   uint32_t* moves = word + t.sites;                            // bit l: representative l moves
@@ -774,9 +810,11 @@ __global__ void move_aligned_tiles_kernel(TileGrid<D> t, const uint8_t* bonds,
 template <int D, class Model>
 void move_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replicas,
                    const uint8_t* bonds, const uint16_t* parts, uint32_t* parent,
-                   const MoveClusters<D, Model>& move, int most_threads = 256) {
+                   const MoveClusters<D, Model>& move, int most_threads = kMostMoveTileThreads) {
   if (!t.aligned || move.decision.seed_label)
     throw std::invalid_argument("move_by_tiles: aligned grids and Swendsen-Wang only");
+  if (most_threads > kMostMoveTileThreads)
+    throw std::invalid_argument("move_by_tiles: at most 256 threads a block");
   const int64_t blocks = replicas * t.per_replica;
   const int quads = t.sites / 4;  // a thread's sites, 4 at a time; most_threads a multiple of 32
   const int threads = quads < 32 ? 32 : quads < most_threads ? quads : most_threads;
@@ -786,13 +824,14 @@ void move_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replicas,
   LATTICA_CUDA_CHECK_LAUNCH(exec.stream());
 }
 
-/// label_box with tiles of `shape`; asynchronous.
+/// label_box with tiles of `shape`, blocks of at most most_threads threads (unite_by_tiles);
+/// asynchronous.
 template <int D>
 void label_box_tiled(const CudaExec& exec, const ClusterLattice<D>& g, uint8_t* bonds,
-                     uint32_t* parent, int64_t sites, TileShape<D> shape) {
+                     uint32_t* parent, int64_t sites, TileShape<D> shape, int most_threads = 0) {
   if (sites <= 0) return;
   const TileGrid<D> t = TileGrid<D>::make(g, shape);
-  unite_by_tiles(exec, t, sites / g.volume, bonds, parent);
+  unite_by_tiles(exec, t, sites / g.volume, bonds, parent, most_threads);
   flatten_by_tiles(exec, t, sites / g.volume, bonds, parent);
 }
 
@@ -802,7 +841,10 @@ void label_box_tiled(const CudaExec& exec, const ClusterLattice<D>& g, uint8_t* 
 /// 2D 8192^2 0.0117 ns per site for the unions (64 x 64: 0.0117; 32 x 32, whose 1024 sites leave
 /// each warp 2 rows to sweep: 0.0215; the same tiles not swept: 0.0228; the global unions alone,
 /// session n: 0.060); 3D 256^3 0.0193 (8 x 8 x 64: 0.0199; 16^3, rows too short to sweep:
-/// 0.0388; not swept: 0.0316).
+/// 0.0388; not swept: 0.0316). Since session t (16 rows a thread, call 4): 2D 8192^2 0.0077
+/// (64 x 64: 0.0079), 4096^2 0.0090; 3D 256^3 0.0163 (8 x 8 x 64: 0.0166). Tiles of 8192 sites
+/// (64 x 128, in more than 48 KiB of shared memory) swept 0.0091 at 8192^2 but made the one
+/// kernel that moves them slower (0.0064 to 0.0074 ns a site, fewer blocks an SM; call 1).
 template <int D>
 TileShape<D> default_tile_shape() {
   TileShape<D> s{};
@@ -843,7 +885,7 @@ void label_and_move(const CudaExec& exec, const ClusterLattice<D>& g, uint8_t* b
     return;
   }
   if (parts.size() != sites) parts = exec.allocate<uint16_t>(sites);
-  unite_by_tiles(exec, t, sites / g.volume, bonds, parent, 512, parts.data());
+  unite_by_tiles(exec, t, sites / g.volume, bonds, parent, 0, parts.data());
   move_by_tiles(exec, t, sites / g.volume, bonds, parts.data(), parent, move);
 }
 

@@ -53,11 +53,13 @@ TileShape<D> tile_shape_of(const ClusterLattice<D>&, const std::vector<int>& log
   return tile_shape<D>(log2);
 }
 
-/// Every node's parent after label_box_tiled of b with tiles of 2^log2 sites along the axes.
+/// Every node's parent after label_box_tiled of b with tiles of 2^log2 sites along the axes, in
+/// blocks of at most most_threads threads (0: the engine's; the sweeps of aligned tiles then take
+/// 16 rows a thread where the tiles have them, at 512 threads 8 rows of 4096-site tiles).
 std::vector<uint32_t> tiled_roots(const CudaExec& exec, const BondSet& b,
-                                  const std::vector<int>& log2) {
+                                  const std::vector<int>& log2, int most_threads = 0) {
   return roots_after(exec, b, [&](const auto& g, uint8_t* bonds, uint32_t* parent, int64_t sites) {
-    label_box_tiled(exec, g, bonds, parent, sites, tile_shape_of(g, log2));
+    label_box_tiled(exec, g, bonds, parent, sites, tile_shape_of(g, log2), most_threads);
   });
 }
 
@@ -78,7 +80,10 @@ TEST(GpuClusterLabels, TiledLabellingGivesTheCanonicalRootsAtEveryTileShape) {
     for (const std::vector<int>& log2 : shapes[b.dims.size() - 1]) {
       std::string shape;
       for (int l : log2) shape += " " + std::to_string(l);
-      ASSERT_TRUE(same_roots(tiled_roots(exec, b, log2), want)) << "tile log2" << shape;
+      for (int threads : {0, 512}) {
+        ASSERT_TRUE(same_roots(tiled_roots(exec, b, log2, threads), want))
+            << "tile log2" << shape << ", at most " << threads << " threads";
+      }
     }
   }
 }
@@ -104,9 +109,9 @@ BondSet brick_walls(const std::string& name, int64_t rows, int64_t columns, doub
 }
 
 // The swept tiles' queues of unions (WarpUnions, a slot for every two sites) overflowing: on
-// brick walls each warp of the 32 x 128 tiles (8 rows of 32 sites) queues about 96 unions in its
-// sweep and 32 for the bonds to the next warp's rows, a whole queue; the ghost bonds queue more,
-// which are united at once.
+// brick walls each warp of the 32 x 128 tiles queues about 12 unions a row of 32 sites in its
+// sweep and 32 for the bonds to the next warp's rows: at 8 rows a thread (blocks of 512 threads)
+// a whole queue, at 16 nearly; the ghost bonds queue more, which are united at once.
 TEST(GpuClusterLabels, SweptTilesWhoseQueuesOfUnionsOverflow) {
   LATTICA_REQUIRE_GPU_OR_SKIP();
   const CudaExec exec(0);
@@ -120,8 +125,12 @@ TEST(GpuClusterLabels, SweptTilesWhoseQueuesOfUnionsOverflow) {
   for (const BondSet& b : sets) {
     SCOPED_TRACE(b.name);
     const std::vector<uint32_t> want = expected_roots(b);
-    for (const std::vector<int>& log2 : {std::vector<int>{5, 7}, std::vector<int>{6, 6}})
-      ASSERT_TRUE(same_roots(tiled_roots(exec, b, log2), want)) << "tile log2 " << log2[0];
+    for (const std::vector<int>& log2 : {std::vector<int>{5, 7}, std::vector<int>{6, 6}}) {
+      for (int threads : {0, 512}) {
+        ASSERT_TRUE(same_roots(tiled_roots(exec, b, log2, threads), want))
+            << "tile log2 " << log2[0] << ", at most " << threads << " threads";
+      }
+    }
   }
 }
 
@@ -141,7 +150,9 @@ TEST(GpuClusterLabels, AlignedGridsAreTheWholeLatticesTheTilesDivide) {
   EXPECT_TRUE(grid({64, 256}, {0, 0}, {6, 6}).aligned);
   EXPECT_TRUE(grid({8, 32}, {0, 0}, {5, 7}).aligned);   // tiles cut to the lattice: one whole tile
   EXPECT_FALSE(grid({8, 16}, {0, 0}, {5, 7}).aligned);  // rows shorter than a warp
-  EXPECT_FALSE(grid({2, 4096}, {0, 0}, {0, 12}).aligned);  // one row a tile: 4096 threads
+  EXPECT_FALSE(grid({2, 4096}, {0, 0}, {0, 12}).aligned);   // one row a tile: 4096 threads
+  EXPECT_TRUE(grid({64, 512}, {0, 0}, {1, 9}).aligned);     // 2 rows of 512: 512 threads
+  EXPECT_FALSE(grid({64, 1024}, {0, 0}, {1, 10}).aligned);  // 2 rows of 1024: 1024 threads
   EXPECT_FALSE(grid({1000, 998}, {0, 0}, {5, 7}).aligned);
   EXPECT_FALSE(grid({130, 66}, {0, 0}, {5, 5}).aligned);
   EXPECT_FALSE(grid({128, 128}, {1, 0}, {5, 5}).aligned);  // a box with ghost layers
