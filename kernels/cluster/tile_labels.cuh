@@ -62,6 +62,17 @@ constexpr uint8_t kTileRepresentative = 0x40;
 constexpr int kMostSweptRows = 16;
 constexpr int kMostSweptThreads = 512;
 
+/// Blocks an SM that the sweeps' and the one move kernel's registers must allow
+/// (__launch_bounds__): sm_80 and later hold 2048 threads an SM, sm_75 1024 (where ptxas refuses
+/// more). Macros, as the device pass of each architecture needs its own.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define LATTICA_SWEPT_TILE_BLOCKS 2
+#define LATTICA_MOVE_TILE_BLOCKS 4
+#else
+#define LATTICA_SWEPT_TILE_BLOCKS 4
+#define LATTICA_MOVE_TILE_BLOCKS 6
+#endif
+
 /// Tiles of the lexicographic lattice, 2^log2[a] sites along axis a, from the origin (the last
 /// tile of an axis cut short where the extent is not a multiple). A tile holds the bonds from
 /// its sites to their +e_a neighbours in the tile; the others (to the next tile, or wrapping
@@ -412,7 +423,7 @@ __device__ __forceinline__ bool needs_union_across(const uint32_t* local, uint32
 /// so that 2048 threads fill an SM (at 40, three quarters: 127 against 118 us at 2D 4096^2,
 /// Nsight Compute, tests/bench/results/session_t_nvidia_h200/call2 and call3).
 template <int D>
-__global__ void __launch_bounds__(kMostSweptThreads, 4)
+__global__ void __launch_bounds__(kMostSweptThreads, LATTICA_SWEPT_TILE_BLOCKS)
     label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32_t* parent, uint16_t* parts) {
   extern __shared__ uint32_t shared[];
   uint32_t* local = shared;  // [0]: the ghost, [1 + l]: the tile's site l
@@ -729,7 +740,7 @@ constexpr int kMostMoveTileThreads = 256;
 /// Preconditions: blockDim.x a multiple of 32, at most kMostMoveTileThreads; t.aligned (rows of
 /// 32 sites or more); the bonds' marks and the parts of label_aligned_tiles_kernel.
 template <int D, class Model>
-__global__ void __launch_bounds__(kMostMoveTileThreads, 6)
+__global__ void __launch_bounds__(kMostMoveTileThreads, LATTICA_MOVE_TILE_BLOCKS)
     move_aligned_tiles_kernel(TileGrid<D> t, const uint8_t* bonds, const uint16_t* parts,
                               uint32_t* parent, MoveClusters<D, Model> move) {
   extern __shared__ uint2 shared_pairs[];  // 8-byte aligned: a thread stores 4 parts at once
