@@ -551,7 +551,8 @@ __global__ void __launch_bounds__(kMostSweptThreads, LATTICA_SWEPT_TILE_BLOCKS)
   for (int i = 0; i < kMostSweptRows; ++i) {
     if (i == per_thread) break;
     const int l = site(i);
-    const uint32_t least = find_root(local, local[1 + l]);
+    uint32_t least = local[1 + l];
+    for (uint32_t up = local[least]; up != least; up = local[least]) least = up;
     parent[1 + at(i)] =
         least == kGhostNode ? kGhostNode : 1 + tile.base + t.offset(static_cast<int>(least) - 1);
     if (parts) parts[at(i)] = static_cast<uint16_t>(least);
