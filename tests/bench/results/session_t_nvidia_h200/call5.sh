@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Session t, device call 5: commit b2e8ec4 (call 4's code with the sweeps' last walk through
+# union_find.hpp's find_root; sm_90, Release). sim bench of 2D Swendsen-Wang and multi-spin
+# Metropolis; the whole GPU suite with SIM_REQUIRE_GPU=1; compute-sanitizer memcheck, racecheck
+# and synccheck of the cluster tests and of Swendsen-Wang runs of sim.
+set -uo pipefail
+L=/tmp/logs5; mkdir -p $L/json /tmp/b; T0=$SECONDS
+rm -rf /tmp/b/gpu; tar xJf .gpu/gpu.tar.xz -C /tmp/b; source /tmp/b/gpu/env.sh
+B=/tmp/b/gpu/bin; R=$PWD
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader; $B/sim --version; } > $L/machine.txt 2>&1
+export OMP_NUM_THREADS=8
+mkdir -p /tmp/w && cd /tmp/w
+bench() { local name=$1; shift
+  timeout 120 $B/sim bench --repeats 5 --json $L/json/$name.json "$@" >> $L/bench.txt 2>&1
+  echo "$name rc=$? $(grep -o '"site_updates_per_ns": [0-9.]*' $L/json/$name.json | head -1)" >> $L/steps.txt; }
+bench sw2d_4096 --model ising --kernel swendsen_wang --dims 4096 4096
+bench ms2d_4096 --model ising --kernel "metropolis multispin" --dims 4096 4096 --cpu-dims 256 256
+bench sw2d_8192 --model ising --kernel swendsen_wang --dims 8192 8192
+bench wolff2d_4096 --model ising --kernel wolff --dims 4096 4096
+echo "bench done $((SECONDS-T0)) s" >> $L/steps.txt
+export SIM_REQUIRE_GPU=1 SIM_EXE=$B/sim SIM_SOURCE_DIR=$R
+step() { local name=$1 t=$2; shift 2; local s=$SECONDS; timeout $t "$@" > $L/$name.log 2>&1; echo "$name rc=$? $((SECONDS-s))s $(grep -E '^\[  (PASSED|FAILED|SKIPPED) |ERROR SUMMARY|RACECHECK SUMMARY' $L/$name.log | tail -3 | tr '\n' ' ')" >> $L/steps.txt; }
+cd $R
+( step gpu_test 360 $B/gpu_test --gtest_brief=1 ) &
+( sleep 2; step cli_test 360 $B/cli_test --gtest_brief=1 ) &
+( sleep 4; step memcheck 200 compute-sanitizer --tool memcheck --error-exitcode 1 $B/gpu_test --gtest_filter='GpuClusterLabels*:GpuClusterChain*' --gtest_brief=1
+  step racecheck 150 compute-sanitizer --tool racecheck --error-exitcode 1 $B/gpu_test --gtest_filter='GpuClusterLabels.ReplicasAre*:GpuClusterLabels.EngineBonds*:GpuClusterLabels.SweptTiles*:GpuClusterLabels.AlignedGrids*:GpuClusterChain*Ising2d_128_sw*:GpuClusterChain*aligned*' --gtest_brief=1
+  step synccheck 120 compute-sanitizer --tool synccheck --error-exitcode 1 $B/gpu_test --gtest_filter='GpuClusterLabels.EngineBonds*' --gtest_brief=1
+  cd /tmp/w
+  step memcheck_sim2d 60 compute-sanitizer --tool memcheck --error-exitcode 1 $B/sim $R/inputs/ising2d_sw.toml --set run.thermalization=2 --set run.measurements=3 --set output.path=/tmp/w/mc2.h5
+  step racecheck_sim2d 60 compute-sanitizer --tool racecheck --error-exitcode 1 $B/sim $R/inputs/ising2d_sw.toml --set run.thermalization=2 --set run.measurements=3 --set output.path=/tmp/w/rc2.h5
+  step memcheck_sim3d 60 compute-sanitizer --tool memcheck --error-exitcode 1 $B/sim $R/inputs/ising2d_sw.toml --set 'lattice.dims=[64,64,64]' --set model.beta=0.2216544 --set run.thermalization=2 --set run.measurements=3 --set output.path=/tmp/w/mc3.h5
+  step memcheck_sim3dh 60 compute-sanitizer --tool memcheck --error-exitcode 1 $B/sim $R/inputs/ising2d_sw.toml --set 'lattice.dims=[64,64,64]' --set model.beta=0.2216544 --set model.h=0.01 --set run.thermalization=2 --set run.measurements=3 --set output.path=/tmp/w/mc3h.h5
+  step racecheck_sim3d 60 compute-sanitizer --tool racecheck --error-exitcode 1 $B/sim $R/inputs/ising2d_sw.toml --set 'lattice.dims=[64,64,64]' --set model.beta=0.2216544 --set run.thermalization=2 --set run.measurements=3 --set output.path=/tmp/w/rc3.h5 ) &
+wait
+echo "total $((SECONDS-T0)) s" >> $L/steps.txt
+cp $L/steps.txt $OUT/; cd /tmp && tar czf $OUT/logs5.tgz --exclude='*.ncu-rep' -C /tmp logs5
+cat $OUT/steps.txt
