@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session t, device call 5: commit b2e8ec4 (call 4's code with the sweeps' last walk through
+# Session t, device call 5: commit a8129ff (call 4's code with the sweeps' last walk through
 # union_find.hpp's find_root; sm_90, Release). sim bench of 2D Swendsen-Wang and multi-spin
 # Metropolis; the whole GPU suite with SIM_REQUIRE_GPU=1; compute-sanitizer memcheck, racecheck
 # and synccheck of the cluster tests and of Swendsen-Wang runs of sim.
