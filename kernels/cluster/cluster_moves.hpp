@@ -555,21 +555,47 @@ struct ClusterLabels {
   }
 };
 
-/// Whether the cluster of replica r labelled `label` moves in this step, and its random word.
+/// Whether the cluster of replica r labelled `label` moves in this step, and its random word:
+/// the first word of the Philox block keyed by (seed, cluster_move, replica, label - 1, step),
+/// or, for Swendsen-Wang's coins (Model::kClusterMoveBits == 1), bit (label - 1) % 128 of the
+/// block keyed by (label - 1) / 128 as the word's bit 31 (coin_block, coin_word): the labels of
+/// 128 consecutive sites share a block, each reading its own bit, so the coins are independent
+/// and fair, and the GPU's tiles draw a block per 128 sites of a row rather than one per
+/// cluster (tile_labels.cuh).
 template <class Model>
 struct ClusterDecision {
   ReplicaParams<typename Model::Params> params;
   const uint64_t* seed_label;  ///< Wolff: per replica, the seed site's label; else null
   uint64_t step;
+  /// Labels - 1 a coin block serves (one bit each).
+  static constexpr uint64_t kCoinsPerBlock = 128;
+
   LATTICA_HD_INLINE bool moves(int64_t r, uint64_t label, uint32_t& word) const {
     if (label == kGhostLabel) return false;
     const bool single = seed_label != nullptr;
     if (single && label != seed_label[r]) return false;
-    word = Model::cluster_move_draws(single) ? SiteRandom(params.seed(), RngStream::cluster_move,
-                                                          static_cast<uint32_t>(r), label - 1, step)
-                                                   .next()
-                                             : 0;
+    if (!Model::cluster_move_draws(single)) {
+      word = 0;
+    } else if (Model::kClusterMoveBits == 1) {
+      const uint64_t site = label - 1;
+      word = coin_word(coin_block(static_cast<uint32_t>(r), site / kCoinsPerBlock),
+                       static_cast<uint32_t>(site % kCoinsPerBlock));
+    } else {
+      word = SiteRandom(params.seed(), RngStream::cluster_move, static_cast<uint32_t>(r), label - 1,
+                        step)
+                 .next();
+    }
     return true;
+  }
+  /// The coins of the labels - 1 from kCoinsPerBlock * key on.
+  LATTICA_HD_INLINE PhiloxBlock coin_block(uint32_t r, uint64_t key) const {
+    return philox4x32_10(philox_counter(RngStream::cluster_move, r, key, step),
+                         philox_key(params.seed()));
+  }
+  /// Coin `bit` (below kCoinsPerBlock) of a block, as bit 31 of a word.
+  LATTICA_HD_INLINE static uint32_t coin_word(const PhiloxBlock& block, uint32_t bit) {
+    const uint32_t w = bit < 64 ? (bit < 32 ? block.x : block.y) : (bit < 96 ? block.z : block.w);
+    return (w >> (bit & 31) & 1u) << 31;
   }
 };
 

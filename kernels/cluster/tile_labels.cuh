@@ -70,7 +70,7 @@ constexpr int kMostSweptThreads = 512;
 #define LATTICA_MOVE_TILE_BLOCKS 4
 #else
 #define LATTICA_SWEPT_TILE_BLOCKS 4
-#define LATTICA_MOVE_TILE_BLOCKS 6
+#define LATTICA_MOVE_TILE_BLOCKS 8
 #endif
 
 /// Tiles of the lexicographic lattice, 2^log2[a] sites along axis a, from the origin (the last
@@ -415,13 +415,13 @@ __device__ __forceinline__ bool needs_union_across(const uint32_t* local, uint32
 /// the kernel's instructions, Nsight Compute, session n.) Each warp queues its unions and unites
 /// them after its sweep and its bonds across (WarpUnions). Each thread reads its sites' bond
 /// masks once and keeps them in registers, and marks each part's smallest node, its
-/// representative, in its bond mask (kTileRepresentative), and, where `parts` is not null, each
-/// site's part there: 1 + its representative's local site, or 0 for the ghost's (the unions'
-/// halving may change a parent, never a part). Precondition: blockDim.x a multiple of 32 with
-/// per_thread = t.sites / blockDim.x at most kMostSweptRows and at most the rows along axis D-2;
-/// shared memory for aligned_tiles_shared_words(t.sites) words. At most 32 registers a thread,
-/// so that 2048 threads fill an SM (at 40, three quarters: 127 against 118 us at 2D 4096^2,
-/// Nsight Compute, tests/bench/results/session_t_nvidia_h200/call2 and call3).
+/// representative, in its bond mask (kTileRepresentative), or, where `parts` is not null,
+/// writes each site's part there instead: 1 + its representative's local site, or 0 for the
+/// ghost's (the unions' halving may change a parent, never a part). Precondition: blockDim.x a
+/// multiple of 32 with per_thread = t.sites / blockDim.x at most kMostSweptRows and at most the
+/// rows along axis D-2; shared memory for aligned_tiles_shared_words(t.sites) words. At most 32
+/// registers a thread, so that 2048 threads fill an SM (at 40, three quarters: 127 against 118 us
+/// at 2D 4096^2, Nsight Compute, tests/bench/results/session_t_nvidia_h200/call2 and call3).
 template <int D>
 __global__ void __launch_bounds__(kMostSweptThreads, LATTICA_SWEPT_TILE_BLOCKS)
     label_aligned_tiles_kernel(TileGrid<D> t, uint8_t* bonds, uint32_t* parent, uint16_t* parts) {
@@ -558,7 +558,7 @@ __global__ void __launch_bounds__(kMostSweptThreads, LATTICA_SWEPT_TILE_BLOCKS)
     parent[1 + at(i)] =
         least == kGhostNode ? kGhostNode : 1 + tile.base + t.offset(static_cast<int>(least) - 1);
     if (parts) parts[at(i)] = static_cast<uint16_t>(least);
-    if (least == static_cast<uint32_t>(1 + l))
+    if (!parts && least == static_cast<uint32_t>(1 + l))  // the parts name them otherwise
       bonds[at(i)] = static_cast<uint8_t>(mask_of(i) | kTileRepresentative);
   }
 }
@@ -603,7 +603,11 @@ struct PointRepresentativesAtRoots {
 
 /// Block b joins the bonds from tile b's faces to the next tiles (and round the lattice), whose
 /// sites are the tile's last along an axis: along axis a, the sites at local coordinate
-/// min(2^log2[a], extent - origin) - 1, the others' coordinates running over the face.
+/// min(2^log2[a], extent - origin) - 1, the others' coordinates running over the face. (United
+/// at the end of the sweeps instead, by the second of the two tiles of a face to finish, the
+/// faces cost more: blocks holding their SM's slots while they waited on the unions' global
+/// loads took the sweeps from 118 + 30 to 166 us at 2D 4096^2, Nsight Compute,
+/// tests/bench/results/session_u_nvidia_h200/call2.)
 template <int D>
 __global__ void unite_tile_faces_kernel(TileGrid<D> t, const uint8_t* bonds, uint32_t* parent) {
   const Tile<D> tile(t, blockIdx.x);
@@ -660,9 +664,9 @@ __global__ void flatten_tiles_kernel(TileGrid<D> t, uint32_t* parent) {
 
 /// The unions of label_box with tiles of `shape`: the tiles' labelling, then the unions of the
 /// bonds between tiles; asynchronous. Aligned grids (TileGrid::aligned) mark their
-/// representatives in `bonds` (kTileRepresentative) for flatten_by_tiles, and write each site's
-/// part to `parts` (where not null: aligned grids only) for move_by_tiles. Blocks take at most
-/// most_threads threads (a multiple of 32), or where 0 each kernel's best: 512 for
+/// representatives in `bonds` (kTileRepresentative) for flatten_by_tiles, or, given `parts`
+/// (aligned grids only), write each site's part there for move_by_tiles instead. Blocks take at
+/// most most_threads threads (a multiple of 32), or where 0 each kernel's best: 512 for
 /// label_tiles_kernel, and for the sweeps as many rows a thread as they take (kMostSweptRows).
 template <int D>
 void unite_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replicas, uint8_t* bonds,
@@ -719,15 +723,25 @@ void flatten_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replic
   LATTICA_CUDA_CHECK_LAUNCH(exec.stream());
 }
 
-/// Shared memory words of move_aligned_tiles_kernel for tiles of `sites` sites (a multiple of
-/// 32): the representatives' words, a bit per site for their moves, and the sites' parts and the
-/// list of representatives (16 bits each).
-inline size_t moved_tiles_shared_words(int sites) {
-  return static_cast<size_t>(sites) + static_cast<size_t>(sites / 32) + static_cast<size_t>(sites);
+/// Threads a block of move_aligned_tiles_kernel, at most, and the quads (four sites of a row)
+/// that each moves, at most.
+constexpr int kMostMoveTileThreads = 256;
+constexpr int kMostMovedQuads = 4;
+
+/// Quads a thread of move_aligned_tiles_kernel takes in tiles of `sites` sites with `threads`
+/// threads a block.
+LATTICA_HD_INLINE int moved_quads_per_thread(int sites, int threads) {
+  return (sites / 4 + threads - 1) / threads;
 }
 
-/// Threads a block of move_aligned_tiles_kernel, at most.
-constexpr int kMostMoveTileThreads = 256;
+/// Shared memory bytes of move_aligned_tiles_kernel: each representative's word (4 bytes a site)
+/// and whether its cluster moves (1 byte a site), each warp's list of its representatives (2
+/// bytes for each site of its quads) and its coin blocks (16 bytes for each of its quads' rows).
+inline size_t moved_tiles_shared_bytes(int sites, int threads) {
+  const auto per_thread = static_cast<size_t>(moved_quads_per_thread(sites, threads));
+  return 5 * static_cast<size_t>(sites) + 8 * static_cast<size_t>(threads) * per_thread +
+         16 * static_cast<size_t>(threads / 32) * per_thread;
+}
 
 /// Block b of an aligned grid, after unite_by_tiles with `parts`, points tile b's
 /// representatives at their roots (as PointRepresentativesAtRoots) and moves the tile's sites (as
@@ -738,102 +752,187 @@ constexpr int kMostMoveTileThreads = 256;
 /// blocks bound MoveClusters (Nsight Compute, tests/bench/results/session_o_nvidia_h200/call1:
 /// 70 % of its stalls on loads, Philox 3/4 of its instructions). Other blocks point their
 /// representatives at roots meanwhile: walks read the old parent or the root, both ancestors.
-/// Six blocks of 256 threads an SM, as many as their shared memory allows (at 46 registers a
-/// thread five fitted: 0.0064 against 0.0063 ns a site at 2D 4096^2, session t calls 1 and 2).
-/// Preconditions: blockDim.x a multiple of 32, at most kMostMoveTileThreads; t.aligned (rows of
-/// 32 sites or more); the bonds' marks and the parts of label_aligned_tiles_kernel.
+/// A thread takes the quads threadIdx.x + j blockDim.x (j < moved_quads_per_thread) and reads
+/// their parts and spins first, keeping them in registers until it moves them: a site is a
+/// representative where its part names itself, each warp lists its own and draws their words,
+/// and one barrier then lets every site read its part's. (Before session u the parts went to
+/// shared memory and the representatives were found from the bonds' marks, behind two more
+/// barriers: 3.4 warp instructions a site, 98 us at 2D 4096^2, stalled on barriers and loads,
+/// Nsight Compute, tests/bench/results/session_t_nvidia_h200/call2.) Spins of one byte: the
+/// quad's sites i, i + 2 of colour c are adjacent bytes, as are i + 1, i + 3 of the other.
+/// Swendsen-Wang's coins (Model::kClusterMoveBits == 1, ClusterDecision): a warp's j-th quads
+/// are 128 consecutive sites of a row where the tile's rows hold 128 or more, one coin block,
+/// which the warp draws once for the representatives that are their clusters' roots (their
+/// labels are their own sites), so only the parts of clusters rooted elsewhere draw blocks of
+/// their own. (A block for each representative took 3/8 of the kernel's instructions.)
+/// Preconditions: blockDim.x a power of two from 32, at most kMostMoveTileThreads, with at most
+/// kMostMovedQuads quads a thread; t.aligned (rows of 32 sites or more); the parts of
+/// label_aligned_tiles_kernel; shared memory of moved_tiles_shared_bytes.
 template <int D, class Model>
 __global__ void __launch_bounds__(kMostMoveTileThreads, LATTICA_MOVE_TILE_BLOCKS)
-    move_aligned_tiles_kernel(TileGrid<D> t, const uint8_t* bonds, const uint16_t* parts,
-                              uint32_t* parent, MoveClusters<D, Model> move) {
-  extern __shared__ uint2 shared_pairs[];  // 8-byte aligned: a thread stores 4 parts at once
-  uint32_t* word = reinterpret_cast<uint32_t*>(shared_pairs);  // [l]: representative l's word
-  uint32_t* moves = word + t.sites;                            // bit l: representative l moves
-  // [l]: site l's part, 8-byte aligned (t.sites / 32 is even: aligned tiles have 64 or more)
-  auto* part = reinterpret_cast<uint16_t*>(moves + t.sites / 32);
-  uint16_t* listed = part + t.sites;  // the representatives
-  __shared__ int listed_count;
+    move_aligned_tiles_kernel(TileGrid<D> t, const uint16_t* parts, uint32_t* parent,
+                              MoveClusters<D, Model> move) {
+  using Spin = typename Model::Spin;
+  static_assert(sizeof(Spin) == 1, "two sites of a colour in 16 bits");
+  extern __shared__ uint32_t shared_words[];
+  uint32_t* word = shared_words;                                 // [l]: representative l's word
+  auto* moving = reinterpret_cast<uint8_t*>(word + t.sites);     // [l]: whether its cluster moves
+  auto* listed = reinterpret_cast<uint16_t*>(moving + t.sites);  // the warps' representatives
+  const unsigned all = 0xffffffffu;
   const Tile<D> tile(t, blockIdx.x);
   const uint32_t r = t.by_per_replica.divide(blockIdx.x);
   const uint32_t origin = tile.base - tile.first;  // the tile's first site in its replica
-  for (int k = static_cast<int>(threadIdx.x); k < t.sites / 32; k += static_cast<int>(blockDim.x))
-    moves[k] = 0;
-  if (threadIdx.x == 0) listed_count = 0;
-  __syncthreads();
-  // Four sites of a row a thread (aligned rows hold 32 or more): their masks are one word, their
-  // parts two.
-  for (int l = 4 * static_cast<int>(threadIdx.x); l < t.sites;
-       l += 4 * static_cast<int>(blockDim.x)) {
-    const uint32_t at = tile.base + t.offset(l);
-    reinterpret_cast<uint2*>(part)[l / 4] = *reinterpret_cast<const uint2*>(parts + at);
-    const uint32_t masks = *reinterpret_cast<const uint32_t*>(bonds + at);
-    uint32_t marks = 0;  // bit k: site l + k is a representative
-    for (int k = 0; k < 4; ++k) marks |= (masks >> (8 * k) & kTileRepresentative ? 1u : 0u) << k;
-    if (!marks) continue;
-    int slot = atomicAdd(&listed_count, __popc(marks));
-    for (int k = 0; k < 4; ++k) {
-      if (marks >> k & 1) listed[slot++] = static_cast<uint16_t>(l + k);
-    }
-  }
-  __syncthreads();
-  for (int k = static_cast<int>(threadIdx.x); k < listed_count; k += static_cast<int>(blockDim.x)) {
-    const int l = listed[k];
-    const uint32_t node = 1 + tile.base + t.offset(l), p = load_parent(parent + node);
-    const uint32_t root = p == node ? node : find_root(parent, p);
-    if (root != p) store_parent(parent + node, root);
-    uint32_t w = 0;
-    const uint64_t label = root == kGhostNode ? kGhostLabel : root - tile.first;
-    if (move.decision.moves(r, label, w)) atomicOr(moves + (l >> 5), 1u << (l & 31));
-    word[l] = w;
-  }
-  __syncthreads();
-  // Whether local site l's cluster moves, and its word: its part's representative's.
-  const auto decide = [&](int l, uint32_t& w) {
-    const int q = part[l];
-    if (q == 0) return false;  // the ghost's part
-    w = word[q - 1];
-    return (moves[(q - 1) >> 5] >> ((q - 1) & 31) & 1) != 0;
-  };
-  // A thread per four sites l ... l + 3 of a row: lexicographic i ... i + 3, at two storage
-  // positions of the two colours. Their spins are read before the decisions, so that the loads
-  // are in flight meanwhile (read after them, the move waited on them: 0.0080 ns a site at 2D
-  // 4096^2 with a thread per pair, session p call 4).
-  using Spin = typename Model::Spin;
-  for_tile_sites(t.sites / 4, [&](int quad) {
-    const int l = 4 * quad;
+  const int quads = t.sites / 4;
+  const int threads = static_cast<int>(blockDim.x);
+  const int per_thread = moved_quads_per_thread(t.sites, threads);
+  const int threads_log2 = __ffs(threads) - 1;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  // The 16-bit words of quad l's spins: sites l, l + 2 (colour c) and l + 1, l + 3 (the other).
+  const auto spin_pairs = [&](int l, uint16_t*& even, uint16_t*& odd) {
     uint32_t sum = 0;  // of the coordinates, whose parities are those of their lowest bits
     for (int a = 0; a < D; ++a) sum += tile.origin[a] + (static_cast<uint32_t>(l) >> t.shift[a]);
     const int colour = static_cast<int>(sum & 1);
     const uint32_t i = origin + t.offset(l);
-    Spin* at[4];
-    Spin spin[4];
-    for (int k = 0; k < 4; ++k) {
-      at[k] = move.sites.at32(r, i + static_cast<uint32_t>(k), colour ^ (k & 1));
-      spin[k] = *at[k];
+    even = reinterpret_cast<uint16_t*>(move.sites.at32(r, i, colour));
+    odd = reinterpret_cast<uint16_t*>(move.sites.at32(r, i + 1, colour ^ 1));
+  };
+  uint2 part[kMostMovedQuads];     // sites l + 0, 1 (x) and 2, 3 (y), 16 bits each
+  uint32_t spin[kMostMovedQuads];  // byte 0, 1: sites l, l + 2; bytes 2, 3: l + 1, l + 3
+  uint32_t representatives = 0;    // bit 4 j + k: site k of quad j names its part
+#pragma unroll
+  for (int j = 0; j < kMostMovedQuads; ++j) {
+    part[j] = make_uint2(0, 0);
+    spin[j] = 0;
+    const int quad = static_cast<int>(threadIdx.x) + j * threads;
+    if (j == per_thread) break;
+    if (quad >= quads) continue;
+    const int l = 4 * quad;
+    part[j] = *reinterpret_cast<const uint2*>(parts + tile.base + t.offset(l));
+    uint16_t *even, *odd;
+    spin_pairs(l, even, odd);
+    spin[j] = uint32_t{*even} | uint32_t{*odd} << 16;
+    const uint32_t own = static_cast<uint32_t>(l + 1);  // site l's part, were it its own
+    representatives |= ((part[j].x & 0xffffu) == own ? 1u : 0u) << (4 * j);
+    representatives |= ((part[j].x >> 16) == own + 1 ? 1u : 0u) << (4 * j + 1);
+    representatives |= ((part[j].y & 0xffffu) == own + 2 ? 1u : 0u) << (4 * j + 2);
+    representatives |= ((part[j].y >> 16) == own + 3 ? 1u : 0u) << (4 * j + 3);
+  }
+  // The warp's list: each lane's representatives after the lanes' before it.
+  uint16_t* own_list = listed + 4 * (static_cast<int>(threadIdx.x) - lane) * per_thread;
+  const int count = __popc(representatives);
+  int through = count;  // the representatives of lanes 0 ... lane
+  for (int d = 1; d < 32; d <<= 1) {
+    const int before = __shfl_up_sync(all, through, d);
+    if (lane >= d) through += before;
+  }
+  const int listed_count = __shfl_sync(all, through, 31);
+  int slot = through - count;
+  for (uint32_t m = representatives; m; m &= m - 1) {
+    const int b = __ffs(static_cast<int>(m)) - 1;
+    own_list[slot++] =
+        static_cast<uint16_t>(4 * (static_cast<int>(threadIdx.x) + (b >> 2) * threads) + (b & 3));
+  }
+  // The coin blocks of the warp's rows: lane j draws its j-th quads'.
+  using Decision = ClusterDecision<Model>;
+  static_assert(Decision::kCoinsPerBlock == 128, "a warp's 32 quads a block");
+  const bool shared_coins = Model::kClusterMoveBits == 1 && t.shape.log2[D - 1] >= 7;
+  uint32_t* coins = reinterpret_cast<uint32_t*>(listed + 4 * threads * per_thread) +
+                    4 * per_thread * static_cast<int>(threadIdx.x >> 5);
+  if (shared_coins && lane < per_thread) {
+    const int l = 4 * (static_cast<int>(threadIdx.x) - lane + lane * threads);
+    const PhiloxBlock b = move.decision.coin_block(r, (origin + t.offset(l)) / 128);
+    coins[4 * lane] = b.x;
+    coins[4 * lane + 1] = b.y;
+    coins[4 * lane + 2] = b.z;
+    coins[4 * lane + 3] = b.w;
+  }
+  __syncwarp();
+  // The warp's representatives that are roots take their coins; the others are listed again,
+  // from own_list[0] on (over entries read already), for a loop of their own: each round's lanes
+  // take one path. (A round with roots and others ran both: 86 % of the rounds drew Philox
+  // blocks, tests/bench/results/session_u_nvidia_h200/call3.)
+  int rooted_elsewhere = listed_count;
+  if (shared_coins) {
+    rooted_elsewhere = 0;
+    for (int k = lane; k - lane < listed_count; k += 32) {
+      const int l = k < listed_count ? own_list[k] : 0;
+      const uint32_t node = 1 + tile.base + t.offset(l);
+      const bool root = k < listed_count && load_parent(parent + node) == node;
+      if (root) {  // label - 1 is its site, whose row is l's
+        const uint32_t bit = static_cast<uint32_t>(l) & 127u;  // rows start at multiples of 128
+        word[l] = (coins[4 * ((l >> 2) >> threads_log2) + (bit >> 5)] >> (bit & 31) & 1u) << 31;
+        moving[l] = 1;
+      }
+      const unsigned others = __ballot_sync(all, k < listed_count && !root);
+      __syncwarp();  // every lane has read its entry
+      if (others >> lane & 1)
+        own_list[rooted_elsewhere + __popc(others & ((1u << lane) - 1))] = static_cast<uint16_t>(l);
+      rooted_elsewhere += __popc(others);
     }
-    for (int k = 0; k < 4; ++k) {
+    __syncwarp();
+  }
+  // The others at their roots, and their clusters' words; the lanes meet after each round
+  // (for_tile_sites says why).
+  for (int k = lane; k - lane < rooted_elsewhere; k += 32) {
+    if (k < rooted_elsewhere) {
+      const int l = own_list[k];
+      const uint32_t node = 1 + tile.base + t.offset(l), p = load_parent(parent + node);
+      const uint32_t root = p == node ? node : find_root(parent, p);
+      if (root != p) store_parent(parent + node, root);
       uint32_t w = 0;
-      if (decide(l + k, w)) *at[k] = move.moved(r, w, spin[k]);
+      const uint64_t label = root == kGhostNode ? kGhostLabel : root - tile.first;
+      moving[l] = move.decision.moves(r, label, w) ? 1 : 0;
+      word[l] = w;
     }
-  });
+    __syncwarp();
+  }
+  __syncthreads();
+  // Every site of a moved cluster takes its part's word.
+#pragma unroll
+  for (int j = 0; j < kMostMovedQuads; ++j) {
+    const int quad = static_cast<int>(threadIdx.x) + j * threads;
+    if (j == per_thread) break;
+    if (quad >= quads) continue;
+    uint32_t moved = spin[j];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const uint32_t q = (k < 2 ? part[j].x : part[j].y) >> (16 * (k & 1)) & 0xffffu;
+      if (q == 0 || !moving[q - 1]) continue;  // the ghost's part, or a cluster left alone
+      const int shift = 8 * ((k >> 1) + 2 * (k & 1));
+      const auto s = static_cast<Spin>(spin[j] >> shift);
+      const auto bits = static_cast<uint8_t>(move.moved(r, word[q - 1], s));
+      moved = (moved & ~(0xffu << shift)) | uint32_t{bits} << shift;
+    }
+    if (moved == spin[j]) continue;
+    uint16_t *even, *odd;
+    spin_pairs(4 * quad, even, odd);
+    if ((moved ^ spin[j]) & 0xffffu) *even = static_cast<uint16_t>(moved);
+    if ((moved ^ spin[j]) >> 16) *odd = static_cast<uint16_t>(moved >> 16);
+  }
 }
 
 /// After unite_by_tiles with `parts` on an aligned grid: flatten_by_tiles and the move in one
-/// kernel (move_aligned_tiles_kernel; not for Wolff's decisions); asynchronous.
+/// kernel (move_aligned_tiles_kernel; not for Wolff's decisions); asynchronous. Blocks take the
+/// largest power of two of threads up to most_threads and the tile's quads, or more where that
+/// would leave a thread more than kMostMovedQuads quads.
 template <int D, class Model>
 void move_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replicas,
-                   const uint8_t* bonds, const uint16_t* parts, uint32_t* parent,
-                   const MoveClusters<D, Model>& move, int most_threads = kMostMoveTileThreads) {
+                   const uint16_t* parts, uint32_t* parent, const MoveClusters<D, Model>& move,
+                   int most_threads = kMostMoveTileThreads) {
   if (!t.aligned || move.decision.seed_label)
     throw std::invalid_argument("move_by_tiles: aligned grids and Swendsen-Wang only");
-  if (most_threads > kMostMoveTileThreads)
-    throw std::invalid_argument("move_by_tiles: at most 256 threads a block");
+  if (most_threads > kMostMoveTileThreads || most_threads < 32 || most_threads % 32 != 0)
+    throw std::invalid_argument("move_by_tiles: 32 to 256 threads a block, a multiple of 32");
   const int64_t blocks = replicas * t.per_replica;
-  const int quads = t.sites / 4;  // a thread's sites, 4 at a time; most_threads a multiple of 32
-  const int threads = quads < 32 ? 32 : quads < most_threads ? quads : most_threads;
+  const int quads = t.sites / 4;  // a power of two
+  int threads = 32;               // a power of two up to most_threads and quads
+  while (2 * threads <= most_threads && 2 * threads <= quads) threads *= 2;
+  while (threads * kMostMovedQuads < quads) threads *= 2;  // tiles hold at most 1024 quads
+  if (threads > kMostMoveTileThreads)
+    throw std::invalid_argument("move_by_tiles: tiles of at most 4096 sites");
   move_aligned_tiles_kernel<D, Model>
-      <<<static_cast<unsigned>(blocks), threads, moved_tiles_shared_words(t.sites) * 4,
-         exec.stream()>>>(t, bonds, parts, parent, move);
+      <<<static_cast<unsigned>(blocks), threads, moved_tiles_shared_bytes(t.sites, threads),
+         exec.stream()>>>(t, parts, parent, move);
   LATTICA_CUDA_CHECK_LAUNCH(exec.stream());
 }
 
@@ -899,7 +998,7 @@ void label_and_move(const CudaExec& exec, const ClusterLattice<D>& g, uint8_t* b
   }
   if (parts.size() != sites) parts = exec.allocate<uint16_t>(sites);
   unite_by_tiles(exec, t, sites / g.volume, bonds, parent, 0, parts.data());
-  move_by_tiles(exec, t, sites / g.volume, bonds, parts.data(), parent, move);
+  move_by_tiles(exec, t, sites / g.volume, parts.data(), parent, move);
 }
 
 }  // namespace lattica

@@ -177,6 +177,7 @@ struct IsingModel {
     return a == p.ghost_sign ? p.ghost_bond : 0;
   }
   LATTICA_HD_INLINE static bool cluster_move_draws(bool single) { return !single; }
+  static constexpr int kClusterMoveBits = 1;
   LATTICA_HD_INLINE static Spin cluster_move(const Params&, const Embedding&, Spin s, uint32_t word,
                                              bool single) {
     return single || (word >> 31) ? static_cast<Spin>(-s) : s;

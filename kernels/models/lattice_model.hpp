@@ -28,6 +28,8 @@
 //     are bonded, as a threshold in 2^32 fixed point (0: never; >= 2^32: certain): moving a
 //     cluster changes the weight only through its unbonded boundary, FK / Wolff style;
 //   static bool cluster_move_draws(bool single);   // whether cluster_move reads `word`
+//   static constexpr int kClusterMoveBits: 1 where Swendsen-Wang's cluster_move reads only bit 31
+//     of `word` (a coin: flip or reflect), so that clusters share Philox blocks, else 32;
 //   static Spin cluster_move(const Params&, const Embedding&, Spin s, uint32_t word, bool single);
 //     the new value of a site of a moved cluster (the same for every site of it): single is
 //     Wolff's one cluster that must change, else Swendsen-Wang's (each cluster independently);

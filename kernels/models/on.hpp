@@ -160,6 +160,7 @@ struct OnModel {
                                    along(e, a));
   }
   LATTICA_HD_INLINE static bool cluster_move_draws(bool single) { return !single; }
+  static constexpr int kClusterMoveBits = 1;
   LATTICA_HD_INLINE static Spin cluster_move(const Params&, const Embedding& e, Spin s,
                                              uint32_t word, bool single) {
     if (!single && !(word >> 31)) return s;

@@ -81,6 +81,7 @@ struct Phi4Model {
     return embedded_bond_threshold(2.0 * p.field * static_cast<double>(a));
   }
   LATTICA_HD_INLINE static bool cluster_move_draws(bool single) { return !single; }
+  static constexpr int kClusterMoveBits = 1;
   LATTICA_HD_INLINE static Spin cluster_move(const Params&, const Embedding&, Spin phi,
                                              uint32_t word, bool single) {
     return single || (word >> 31) ? -phi : phi;

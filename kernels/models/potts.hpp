@@ -171,6 +171,7 @@ struct PottsModel {
     return a == 0 ? p.ghost_bond : 0;
   }
   LATTICA_HD_INLINE static bool cluster_move_draws(bool) { return true; }
+  static constexpr int kClusterMoveBits = 32;
   LATTICA_HD_INLINE static Spin cluster_move(const Params& p, const Embedding&, Spin s,
                                              uint32_t word, bool single) {
     if (!single) return static_cast<Spin>((static_cast<uint64_t>(word) * p.q) >> 32);

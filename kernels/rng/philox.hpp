@@ -26,7 +26,8 @@ enum class RngStream : uint32_t {
   mala_accept = 2,    ///< a whole-lattice proposal's accept/reject, site = 0, step as site_update
   cluster_bond = 3,   ///< a site's bonds to its +e_a neighbours and to the ghost spin,
                       ///< step = update_step(sweep, pass, 2 * cluster)
-  cluster_move = 4,   ///< a cluster's new state, site = its canonical label, step as cluster_bond
+  cluster_move = 4,   ///< a cluster's new state, site = its canonical label - 1 (one-bit moves:
+                      ///< (label - 1) / 128, bit (label - 1) % 128), step as cluster_bond
   cluster_pick = 5,   ///< a cluster pass's seed site and embedding direction, site = 0, same step
   replica_exchange = 6,  ///< parallel tempering: replica = ladder, site = rung pair, step = sweep
   multicanonical = 7,    ///< multicanonical walkers: replica = walker, site = site,

@@ -291,7 +291,7 @@ class LatticeBench {
   void move_by_tiles(const Variant& variant, uint64_t step) {
     const ClusterLabels labels{parent_.data(), nullptr, volume_};
     const ClusterDecision<IsingModel> decision{params_, nullptr, step};
-    lattica::move_by_tiles(exec_, tiles(variant), 1, bonds_.data(), parts_.data(), parent_.data(),
+    lattica::move_by_tiles(exec_, tiles(variant), 1, parts_.data(), parent_.data(),
                            MoveClusters<D, IsingModel>{g_, Sites{lattice_, spins_.data()}, labels,
                                                        decision, picks_.data()},
                            variant.fused);

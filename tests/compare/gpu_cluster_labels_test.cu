@@ -310,18 +310,22 @@ void expect_engine_bonds_labelled(const typename Model::Params& params, const in
     exec.copy_to_host(d_spins, moved.data());
     EXPECT_EQ(moved, moved_on[which]) << "spins moved by pairs, backend " << which;
     // Swendsen-Wang's labels and move at once (on the GPU's aligned tiles one kernel flattens
-    // and moves): the same spins and roots, from the same bonds.
-    exec.copy_to_device(spins.data(), d_spins);
-    exec.zero(parent);
-    for_each_cluster_site(exec, sites, draw);
+    // and moves): the same spins and roots, from the same bonds; twice with one buffer of parts.
     auto parts = exec.template allocate<uint16_t>(0);
-    label_and_move(exec, g, bonds.data(), parent.data(), sites, move, parts);
-    exec.copy_to_host(d_spins, moved.data());
-    EXPECT_EQ(moved, moved_on[which]) << "spins of label_and_move, backend " << which;
-    exec.copy_to_host(parent, parents.data());
-    std::vector<uint32_t> roots(parents.size());
-    for (size_t n = 0; n < parents.size(); ++n) roots[n] = parents[parents[n]];
-    EXPECT_EQ(roots, roots_on[which]) << "roots after label_and_move, backend " << which;
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      exec.copy_to_device(spins.data(), d_spins);
+      exec.zero(parent);
+      for_each_cluster_site(exec, sites, draw);
+      label_and_move(exec, g, bonds.data(), parent.data(), sites, move, parts);
+      exec.copy_to_host(d_spins, moved.data());
+      EXPECT_EQ(moved, moved_on[which])
+          << "spins of label_and_move, backend " << which << ", step " << repeat;
+      exec.copy_to_host(parent, parents.data());
+      std::vector<uint32_t> roots(parents.size());
+      for (size_t n = 0; n < parents.size(); ++n) roots[n] = parents[parents[n]];
+      EXPECT_EQ(roots, roots_on[which])
+          << "roots after label_and_move, backend " << which << ", step " << repeat;
+    }
   };
   run(CpuExec(1), 0);
   run(CudaExec(0), 1);
@@ -360,6 +364,18 @@ TEST(GpuClusterLabels, EngineBondsOnBothBackendsLabelCanonically) {
     const int64_t extents[2] = {256, 384};
     expect_engine_bonds_labelled<2, IsingModel>(make_ising_params(2, 0.4406868, 0.0, 29), extents,
                                                 3, 2, 9, false);
+  }
+  {
+    SCOPED_TRACE("Ising 2D, h = 0, at beta_c, one aligned tile (its own neighbour)");
+    const int64_t extents[2] = {32, 128};
+    expect_engine_bonds_labelled<2, IsingModel>(make_ising_params(2, 0.4406868, 0.0, 35), extents,
+                                                2, 2, 12, false);
+  }
+  {
+    SCOPED_TRACE("Ising 2D, h = 0.1, at beta_c, aligned tiles, one tile across");
+    const int64_t extents[2] = {96, 128};
+    expect_engine_bonds_labelled<2, IsingModel>(make_ising_params(2, 0.4406868, 0.1, 37), extents,
+                                                1, 2, 13);
   }
   {
     SCOPED_TRACE("Ising 3D, h = 0.02, at beta_c, aligned tiles");

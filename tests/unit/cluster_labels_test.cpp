@@ -4,12 +4,17 @@
 // against it, node by node (tests/compare/gpu_cluster_labels_test.cu runs it on the GPU).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "kernels/backend/cpu_exec.hpp"
 #include "kernels/models/ising.hpp"
+#include "kernels/models/on.hpp"
+#include "kernels/models/phi4.hpp"
+#include "kernels/models/potts.hpp"
 #include "tests/support/cluster_check.hpp"
 #include "tests/support/serial_labels.hpp"
 
@@ -386,6 +391,76 @@ TEST(ClusterBonds, CertainBondsJoinExactlyTheEqualNeighbours) {
   expect_certain_bonds<2>(square);
   expect_certain_bonds<3>(cube);
   expect_certain_bonds<4>(hyper);
+}
+
+// Swendsen-Wang's coins (Model::kClusterMoveBits == 1): the cluster labelled L reads bit
+// (L - 1) % 128 of the Philox block keyed by (seed, cluster_move, replica, (L - 1) / 128, step),
+// written out here from Philox itself, as the word's bit 31; Potts keeps the first word of a
+// block of its own per label; the ghost's clusters never move. Over 2^18 labels the coins are
+// fair, and consecutive labels' coins (bits of one word) agree half the time, each to 5 sigma
+// of 1e-3 (what one Philox word per label would also give).
+TEST(ClusterDecision, CoinsAreTheLabelsBitsOfSharedBlocks) {
+  const uint64_t seed = 4242, step = update_step(17, 2, 4);
+  const ClusterDecision<IsingModel> ising{make_ising_params(2, 0.44, 0.0, seed), nullptr, step};
+  const ClusterDecision<PottsModel> potts{make_potts_params(2, 3, 1.0, 0.0, seed), nullptr, step};
+  const auto block = [&](uint32_t r, uint64_t site) {
+    const PhiloxBlock b = philox4x32_10_host(philox_counter(RngStream::cluster_move, r, site, step),
+                                             philox_key(seed));
+    return std::vector<uint32_t>{b.x, b.y, b.z, b.w};
+  };
+  uint32_t word = 1;
+  EXPECT_FALSE(ising.moves(0, kGhostLabel, word));
+  const uint64_t labels = uint64_t{1} << 18;
+  for (const uint32_t r : {0u, 3u}) {
+    int64_t heads = 0, agree = 0;
+    uint32_t last = 0;
+    for (uint64_t label = 1; label <= labels; ++label) {
+      ASSERT_TRUE(ising.moves(r, label, word));
+      const uint64_t site = label - 1;
+      const uint32_t bit = static_cast<uint32_t>(site % 128);
+      const uint32_t want = (block(r, site / 128)[bit / 32] >> (bit % 32) & 1u) << 31;
+      ASSERT_EQ(word, want) << "replica " << r << " label " << label;
+      heads += word >> 31;
+      if (label > 1) agree += (word >> 31) == last;
+      last = word >> 31;
+      if (label % 4096 == 1) {  // Potts: a block a label
+        ASSERT_TRUE(potts.moves(r, label, word));
+        EXPECT_EQ(word, block(r, site)[0]) << "Potts, replica " << r << " label " << label;
+      }
+    }
+    const double n = static_cast<double>(labels), sigma = 0.5 / std::sqrt(n);
+    EXPECT_NEAR(static_cast<double>(heads) / n, 0.5, 5 * sigma) << "replica " << r;
+    EXPECT_NEAR(static_cast<double>(agree) / (n - 1), 0.5, 5 * sigma) << "replica " << r;
+  }
+}
+
+// The models that say their Swendsen-Wang move reads one bit read only bit 31 of the word.
+template <class Model>
+void expect_move_reads_bit_31(const typename Model::Params& params,
+                              const typename Model::Embedding& e,
+                              const typename Model::Spin& spin) {
+  static_assert(Model::kClusterMoveBits == 1, "a coin");
+  std::mt19937 rng(7);
+  int moved_count = 0;
+  for (int k = 0; k < 1000; ++k) {
+    const uint32_t word = static_cast<uint32_t>(rng());
+    const typename Model::Spin moved = Model::cluster_move(params, e, spin, word, false);
+    const typename Model::Spin by_bit =
+        Model::cluster_move(params, e, spin, word & 0x80000000u, false);
+    ASSERT_EQ(std::memcmp(&moved, &by_bit, sizeof moved), 0) << std::hex << word;
+    moved_count += std::memcmp(&moved, &spin, sizeof moved) != 0;
+  }
+  EXPECT_GT(moved_count, 400);  // about half
+  EXPECT_LT(moved_count, 600);
+}
+
+TEST(ClusterDecision, CoinModelsReadOnlyBit31) {
+  expect_move_reads_bit_31<IsingModel>(make_ising_params(2, 0.44, 0.0, 1), {}, int8_t{1});
+  const Phi4Params phi4{1, 0.18, 1.1, 0.0, 1.0, 1, 3};
+  expect_move_reads_bit_31<Phi4Model<float>>(phi4, {}, 0.7f);
+  const OnParams on{1, 0.7, 0.0, 1.0, 1, 3};
+  expect_move_reads_bit_31<OnModel<double, 3>>(on, {{0.6, 0.0, 0.8}}, {{0.3, -0.5, 0.81}});
+  EXPECT_EQ(PottsModel::kClusterMoveBits, 32);
 }
 
 }  // namespace

@@ -260,7 +260,8 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
   /// sites/ns, Potts q = 3 8192^2 38.4 -> 42.0, but Ising 3D 256^3 25.4 -> 25.6, and the sparse
   /// embedded clusters of O(3) and phi^4 3D 256^3 lost (20.8 -> 17.9, 25.1 -> 23.5): where a tile's
   /// parts hold few sites the kernel draws nearly a word a site anyway.
-  static constexpr bool kLabelsAndMovesAtOnce = D == 2 && std::is_integral_v<Spin>;
+  static constexpr bool kLabelsAndMovesAtOnce =
+      D == 2 && std::is_integral_v<Spin> && sizeof(Spin) == 1;
 
   /// Whether every replica has h = 0 (the improved estimator's condition), tempered or not.
   static bool no_field(const EngineSettings& s) {
@@ -305,16 +306,19 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
       bond_and_label(PackedSites<D>{c_.lattice, c_.storage.words()}, step_word);
     } else {
       const ByteSites<D, Spin> sites_of_storage{c_.lattice, c_.storage.sites()};
-      if (!single && !c_.box && kLabelsAndMovesAtOnce) {  // Swendsen-Wang, a whole lattice
-        draw_bonds(sites_of_storage, step_word);
-        label_and_move(c_.exec, g_, bonds_.data(), parent_.data(), sites,
-                       MoveClusters<D, Model>{g_,
-                                              sites_of_storage,
-                                              {parent_.data(), nullptr, g_.volume},
-                                              {c_.replica_params(), nullptr, step_word},
-                                              picks_.data()},
-                       tile_parts_);
-        return;
+      // Compiled only where it applies: the tiles' move keeps two 1-byte spins in 16 bits.
+      if constexpr (kLabelsAndMovesAtOnce) {
+        if (!single && !c_.box) {  // Swendsen-Wang, a whole lattice
+          draw_bonds(sites_of_storage, step_word);
+          label_and_move(c_.exec, g_, bonds_.data(), parent_.data(), sites,
+                         MoveClusters<D, Model>{g_,
+                                                sites_of_storage,
+                                                {parent_.data(), nullptr, g_.volume},
+                                                {c_.replica_params(), nullptr, step_word},
+                                                picks_.data()},
+                         tile_parts_);
+          return;
+        }
       }
       bond_and_label(sites_of_storage, step_word);
     }
