@@ -608,23 +608,91 @@ struct PointRepresentativesAtRoots {
 /// faces cost more: blocks holding their SM's slots while they waited on the unions' global
 /// loads took the sweeps from 118 + 30 to 166 us at 2D 4096^2, Nsight Compute,
 /// tests/bench/results/session_u_nvidia_h200/call2.)
+/// Of the lanes of a warp whose bonds join the same two parents only the first unites them
+/// (after the tiles' labelling most of a face's bonds between two parts of clusters join the
+/// same two representatives), from those parents (ancestors, so the same components), with its
+/// two finds side by side (unite_side_by_side), and every axis's face sites are taken in one
+/// pass where the block holds them (blocks of unite_tile_faces_threads): each block waits on
+/// chains of global loads, axis after axis on one chain an axis. cluster_bench compares the other
+/// FaceUnions. Precondition: blockDim.x a multiple of 32.
+enum class FaceUnions : uint8_t {
+  each_bond,              ///< every bond its own unite, axis after axis (before session x)
+  distinct_axis_by_axis,  ///< the distinct pairs of parents, finds side by side, axis after axis
+  distinct,               ///< the same with the axes' faces together (the engine's)
+};
+
+/// Threads a block of unite_tile_faces_kernel: axis by axis, up to 128 (a face of the engine's
+/// 2D tiles); with the axes together, the face sites of every axis in as few passes of at most
+/// 512 threads as they need, shared evenly (2D 32 x 128: 160, 3D 8 x 16 x 32: 448).
 template <int D>
-__global__ void unite_tile_faces_kernel(TileGrid<D> t, const uint8_t* bonds, uint32_t* parent) {
+int unite_tile_faces_threads(const TileGrid<D>& t, FaceUnions how) {
+  if (how != FaceUnions::distinct) return t.sites < 32 ? 32 : t.sites > 128 ? 128 : t.sites;
+  int faces = 0;
+  for (int a = 0; a < D; ++a) faces += t.sites >> t.shape.log2[a];
+  const int passes = (faces + 511) / 512;
+  return ((faces + passes - 1) / passes + 31) / 32 * 32;
+}
+
+template <int D>
+__global__ void unite_tile_faces_kernel(TileGrid<D> t, const uint8_t* bonds, uint32_t* parent,
+                                        FaceUnions how) {
   const Tile<D> tile(t, blockIdx.x);
-  for (int a = 0; a < D; ++a) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const auto face_sites = [&](int a) { return t.sites >> t.shape.log2[a]; };
+  // Site k of the face of axis a: whether its bond to the next tile is one to unite here, and
+  // its ends. (Called with a constant a, from unrolled loops: with an axis found at run time the
+  // tile's geometry went to local memory, a stack frame of 168 bytes in 2D, and the unions of
+  // 2D 4096^2 took 0.0106 ns a site instead of 0.0084 on an H100, session x call 2.)
+  const auto face_bond = [&](int a, int k, uint32_t& from, uint32_t& to) {
     const uint32_t end = t.extent[a] - tile.origin[a];
     const uint32_t size = static_cast<uint32_t>(t.shape.extent(a));
     const int last = static_cast<int>(end < size ? end : size) - 1;
-    const int face_sites = t.sites >> t.shape.log2[a];
     const int low = (1 << t.shift[a]) - 1;  // the bits of the axes after a
-    for_tile_sites(face_sites, [&](int k) {
-      const int l = (k & low) | (last << t.shift[a]) | ((k & ~low) << t.shape.log2[a]);
-      uint32_t x[D], i;
-      if (!tile.site(l, x, i) || !(bonds[tile.first + i] >> a & 1) || !tile.interior(x) ||
-          tile.crosses_box(x, a))
-        return;
-      unite(parent, 1 + tile.first + i, 1 + tile.first + tile.up(i, x, a));
-    });
+    const int l = (k & low) | (last << t.shift[a]) | ((k & ~low) << t.shape.log2[a]);
+    uint32_t x[D], i;
+    if (!tile.site(l, x, i) || !(bonds[tile.first + i] >> a & 1) || !tile.interior(x) ||
+        tile.crosses_box(x, a))
+      return false;
+    from = 1 + tile.first + i;
+    to = 1 + tile.first + tile.up(i, x, a);
+    return true;
+  };
+  const bool together = how == FaceUnions::distinct;
+  int begin = 0;  // of this pass's face sites, counting axis 0's first
+  for (int range = 0; range < (together ? 1 : D); ++range) {
+    int end = begin;
+#pragma unroll
+    for (int a = 0; a < D; ++a) end += together || a == range ? face_sites(a) : 0;
+    // Every lane of a warp takes the same passes (for_tile_sites says why), so that the warp's
+    // lanes can compare their bonds' parents.
+    for (int base = begin + static_cast<int>(threadIdx.x) - lane; base < end;
+         base += static_cast<int>(blockDim.x)) {
+      const int k = base + lane;
+      uint32_t from = 0, to = 0;
+      bool bonded = false;
+      int first = 0;  // axis a's first face site
+#pragma unroll
+      for (int a = 0; a < D; ++a) {
+        if (k < end && k >= first && k < first + face_sites(a))
+          bonded = face_bond(a, k - first, from, to);
+        first += face_sites(a);
+      }
+      if (how == FaceUnions::each_bond) {
+        if (bonded) unite(parent, from, to);
+      } else {
+        if (bonded) {
+          from = load_parent(parent + from);
+          to = load_parent(parent + to);
+        }
+        // No node is 2^32 - 1 (kMaxLabelledSites), so lanes without a bond match only each other.
+        const uint64_t ends = bonded ? uint64_t{from} << 32 | to : ~uint64_t{0};
+        const unsigned same = __match_any_sync(0xffffffffu, ends);
+        if (bonded && from != to && lane == __ffs(static_cast<int>(same)) - 1)
+          unite_side_by_side(parent, from, to);
+      }
+      __syncwarp();
+    }
+    begin = end;
   }
 }
 
@@ -670,7 +738,8 @@ __global__ void flatten_tiles_kernel(TileGrid<D> t, uint32_t* parent) {
 /// label_tiles_kernel, and for the sweeps as many rows a thread as they take (kMostSweptRows).
 template <int D>
 void unite_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replicas, uint8_t* bonds,
-                    uint32_t* parent, int most_threads = 0, uint16_t* parts = nullptr) {
+                    uint32_t* parent, int most_threads = 0, uint16_t* parts = nullptr,
+                    FaceUnions faces = FaceUnions::distinct) {
   if (parts && !t.aligned)
     throw std::invalid_argument("cluster tiles: parts of aligned grids only");
   const int64_t blocks = replicas * t.per_replica;
@@ -699,9 +768,9 @@ void unite_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replicas
         <<<static_cast<unsigned>(blocks), threads, shared, exec.stream()>>>(t, bonds, parent);
   }
   LATTICA_CUDA_CHECK_LAUNCH(exec.stream());
-  const int face_threads = t.sites < 32 ? 32 : t.sites > 128 ? 128 : t.sites;
   unite_tile_faces_kernel<D>
-      <<<static_cast<unsigned>(blocks), face_threads, 0, exec.stream()>>>(t, bonds, parent);
+      <<<static_cast<unsigned>(blocks), unite_tile_faces_threads(t, faces), 0, exec.stream()>>>(
+          t, bonds, parent, faces);
   LATTICA_CUDA_CHECK_LAUNCH(exec.stream());
 }
 
@@ -936,14 +1005,15 @@ void move_by_tiles(const CudaExec& exec, const TileGrid<D>& t, int64_t replicas,
   LATTICA_CUDA_CHECK_LAUNCH(exec.stream());
 }
 
-/// label_box with tiles of `shape`, blocks of at most most_threads threads (unite_by_tiles);
-/// asynchronous.
+/// label_box with tiles of `shape`, blocks of at most most_threads threads, the unions between
+/// tiles as `faces` says (unite_by_tiles); asynchronous.
 template <int D>
 void label_box_tiled(const CudaExec& exec, const ClusterLattice<D>& g, uint8_t* bonds,
-                     uint32_t* parent, int64_t sites, TileShape<D> shape, int most_threads = 0) {
+                     uint32_t* parent, int64_t sites, TileShape<D> shape, int most_threads = 0,
+                     FaceUnions faces = FaceUnions::distinct) {
   if (sites <= 0) return;
   const TileGrid<D> t = TileGrid<D>::make(g, shape);
-  unite_by_tiles(exec, t, sites / g.volume, bonds, parent, most_threads);
+  unite_by_tiles(exec, t, sites / g.volume, bonds, parent, most_threads, nullptr, faces);
   flatten_by_tiles(exec, t, sites / g.volume, bonds, parent);
 }
 

@@ -29,7 +29,11 @@
 //             threads are the engine's labelling;
 //   "... fused @T": aligned tiles flattened and moved in one kernel of T threads a block
 //             (move_by_tiles: the engine's Swendsen-Wang since session p), its time in the
-//             move's column and none in the flattening's.
+//             move's column and none in the flattening's; these also time the whole step with
+//             no events between its kernels ("back to back", as the engine runs it);
+//   "... faces each bond", "... faces axis by axis": the unions between tiles as before
+//             session x (a unite for every bond, axis after axis) or as in its first device
+//             call (one for each distinct pair of parents, axis after axis; FaceUnions).
 // (tests/bench/results/cluster_nvidia_h100/cluster_bench.txt keeps the rows of the variants
 // timed before: reads of the spins through storage_index, finds that only read, and a
 // flattening whose walks halve.)
@@ -93,6 +97,7 @@ struct Variant {
   int threads = 512;     ///< per block of the tiles' labelling
   bool generic = false;  ///< aligned tiles labelled and flattened as cut and boxed tiles are
   int fused = 0;         ///< aligned tiles flattened and moved in one kernel of this many threads
+  FaceUnions faces = FaceUnions::distinct;  ///< the unions between tiles: the engine's unless named
 };
 
 const char* start_name(Start s) {
@@ -104,7 +109,10 @@ std::string variant_name(const Variant& v) {
   for (size_t a = 0; a < v.log2.size(); ++a)
     name += (a ? "x" : "") + std::to_string(1 << v.log2[a]);
   return name + " @" + std::to_string(v.threads) + (v.generic ? " generic" : "") +
-         (v.fused ? " fused @" + std::to_string(v.fused) : "");
+         (v.fused ? " fused @" + std::to_string(v.fused) : "") +
+         (v.faces == FaceUnions::each_bond               ? " faces each bond"
+          : v.faces == FaceUnions::distinct_axis_by_axis ? " faces axis by axis"
+                                                         : "");
 }
 
 /// Spin i: +1, or +-1 from the initial-state stream.
@@ -128,6 +136,7 @@ struct CopySpins {
 /// Medians of the phases, in seconds.
 struct Phases {
   double bonds = 0, unite = 0, flatten = 0, move = 0;
+  double back_to_back = 0;  ///< the fused variants' whole step, no events between its kernels
 };
 
 struct Result {
@@ -219,7 +228,7 @@ class LatticeBench {
                   0,
                   0,
                   true};
-    std::vector<double> t_bonds, t_unite, t_flatten, t_move;
+    std::vector<double> t_bonds, t_unite, t_flatten, t_move, t_whole;
     for (int k = 0; k < kWarmup + repeats; ++k) {
       exec_.for_each(volume_, CopySpins{saved_.data(), spins_.data()});
       const uint64_t step = cluster_step(static_cast<uint64_t>(k), 0, 0);
@@ -236,13 +245,25 @@ class LatticeBench {
         m = exec_.time([&] { move(step); });
       }
       if (k == 0) check_spins(result);
+      double whole = 0;
+      if (variant.fused) {  // the same step again, as the engine issues it
+        exec_.for_each(volume_, CopySpins{saved_.data(), spins_.data()});
+        whole = exec_.time([&] {
+          bonds(step);
+          unite(variant);
+          move_by_tiles(variant, step);
+        });
+        if (k == 0) check_spins(result);
+      }
       if (k < kWarmup) continue;
+      t_whole.push_back(whole);
       t_bonds.push_back(b);
       t_unite.push_back(u);
       t_flatten.push_back(f);
       t_move.push_back(m);
     }
-    result.seconds = {median(t_bonds), median(t_unite), median(t_flatten), median(t_move)};
+    result.seconds = {median(t_bonds), median(t_unite), median(t_flatten), median(t_move),
+                      median(t_whole)};
     return result;
   }
 
@@ -263,7 +284,7 @@ class LatticeBench {
       exec_.for_each(volume_, UniteBonds<D>{g_, bonds_.data(), parent_.data()});
     } else {
       unite_by_tiles(exec_, tiles(variant), 1, bonds_.data(), parent_.data(), variant.threads,
-                     variant.fused ? parts_.data() : nullptr);
+                     variant.fused ? parts_.data() : nullptr, variant.faces);
     }
   }
   void flatten(const Variant& variant) {
@@ -399,11 +420,25 @@ class LatticeBench {
   std::vector<int8_t> reference_spins_;   ///< the first variant's spins after its first move
 };
 
+/// The fused variants' whole step in sites per ns, issued back to back; 0 for the others.
+double back_to_back_rate(const Result& r) {
+  return r.seconds.back_to_back > 0 ? static_cast<double>(r.sites) / (r.seconds.back_to_back * 1e9)
+                                    : 0.0;
+}
+
 /// Runs every start and variant whose name matches on one lattice.
 template <int D, class Exec>
 void bench_lattice(const Exec& exec, int64_t length, double beta, const Options& options,
                    std::vector<Result>& results) {
   const Start starts[] = {Start::random, Start::ordered, Start::critical};
+  // The engine's fused step with the unions between tiles of before session x and of its call 1.
+  const Variant engine_2d{{5, 7}, 256, false, 256}, engine_3d{{3, 4, 5}, 256, false, 256};
+  Variant faces_each_bond_2d = engine_2d, faces_by_axis_2d = engine_2d;
+  faces_each_bond_2d.faces = FaceUnions::each_bond;
+  faces_by_axis_2d.faces = FaceUnions::distinct_axis_by_axis;
+  Variant faces_each_bond_3d = engine_3d, faces_by_axis_3d = engine_3d;
+  faces_each_bond_3d.faces = FaceUnions::each_bond;
+  faces_by_axis_3d.faces = FaceUnions::distinct_axis_by_axis;
   // The engine's tiles generically, the engine's (swept where aligned), and other shapes. Blocks
   // of T threads sweep t.sites / T rows a thread (at most kMostSweptRows): the engine's 4096-site
   // tiles 16 rows at 256 threads, 8 at 512.
@@ -413,13 +448,17 @@ void bench_lattice(const Exec& exec, int64_t length, double beta, const Options&
                                                                       {{5, 7}, 512},
                                                                       {{5, 7}, 256},
                                                                       {{5, 7}, 512, false, 256},
-                                                                      {{5, 7}, 256, false, 256}}
+                                                                      {{5, 7}, 256, false, 256},
+                                                                      faces_each_bond_2d,
+                                                                      faces_by_axis_2d}
                                                : std::vector<Variant>{{},
                                                                       {{3, 4, 5}, 256, true},
                                                                       {{3, 3, 6}, 256},
                                                                       {{3, 4, 5}, 512},
                                                                       {{3, 4, 5}, 256},
-                                                                      {{3, 4, 5}, 256, false, 256}};
+                                                                      {{3, 4, 5}, 256, false, 256},
+                                                                      faces_each_bond_3d,
+                                                                      faces_by_axis_3d};
   const auto wanted = [&](Start s, const Variant& v) {
     return LatticeBench<Exec, D>::name(length, s, v).find(options.filter) != std::string::npos;
   };
@@ -439,12 +478,13 @@ void bench_lattice(const Exec& exec, int64_t length, double beta, const Options&
       const Result& r = results.back();
       const double ns = 1e9 / static_cast<double>(r.sites);
       const Phases& t = r.seconds;
-      std::printf("%-44s %7.4f %7.4f %7.4f %7.4f %8.2f %8.2f %6.3f %10lld %6.3f %7.2f %6lld  %s\n",
-                  r.name.c_str(), t.bonds * ns, t.unite * ns, t.flatten * ns, t.move * ns,
-                  static_cast<double>(r.sites) / ((t.bonds + t.unite + t.flatten) * 1e9),
-                  static_cast<double>(r.sites) / ((t.bonds + t.unite + t.flatten + t.move) * 1e9),
-                  r.bond_density, static_cast<long long>(r.clusters), r.largest_share, r.mean_depth,
-                  static_cast<long long>(r.max_depth), r.ok ? "ok" : "FAIL");
+      std::printf(
+          "%-44s %7.4f %7.4f %7.4f %7.4f %8.2f %8.2f %8.2f %6.3f %10lld %6.3f %7.2f %6lld  %s\n",
+          r.name.c_str(), t.bonds * ns, t.unite * ns, t.flatten * ns, t.move * ns,
+          static_cast<double>(r.sites) / ((t.bonds + t.unite + t.flatten) * 1e9),
+          static_cast<double>(r.sites) / ((t.bonds + t.unite + t.flatten + t.move) * 1e9),
+          back_to_back_rate(r), r.bond_density, static_cast<long long>(r.clusters), r.largest_share,
+          r.mean_depth, static_cast<long long>(r.max_depth), r.ok ? "ok" : "FAIL");
       std::fflush(stdout);
     }
   }
@@ -479,7 +519,8 @@ void write_json(const std::string& path, const std::string& device, int repeats,
         "\"sites\": %lld, \"ns_per_site\": {\"bonds\": %.5f, \"unite\": %.5f, \"flatten\": %.5f, "
         "\"move\": %.5f}, \"percent_of_copy\": {\"bonds\": %.1f, \"unite\": %.1f, "
         "\"flatten\": %.1f, \"move\": %.1f}, \"labelling_sites_per_ns\": %.3f, "
-        "\"step_sites_per_ns\": %.3f, \"bond_density\": %.4f, \"clusters\": %lld, "
+        "\"step_sites_per_ns\": %.3f, \"back_to_back_step_sites_per_ns\": %.3f, \"bond_density\": "
+        "%.4f, \"clusters\": %lld, "
         "\"largest_cluster_share\": %.4f, \"mean_tree_depth\": %.3f, \"max_tree_depth\": %lld, "
         "\"verified\": %s}%s\n",
         json_string(r.name).c_str(), r.d, static_cast<long long>(r.length),
@@ -489,8 +530,8 @@ void write_json(const std::string& path, const std::string& device, int repeats,
         percent(kFlattenBytes, t.flatten), percent(kMoveBytes, t.move),
         static_cast<double>(r.sites) / ((t.bonds + t.unite + t.flatten) * 1e9),
         static_cast<double>(r.sites) / ((t.bonds + t.unite + t.flatten + t.move) * 1e9),
-        r.bond_density, static_cast<long long>(r.clusters), r.largest_share, r.mean_depth,
-        static_cast<long long>(r.max_depth), r.ok ? "true" : "false",
+        back_to_back_rate(r), r.bond_density, static_cast<long long>(r.clusters), r.largest_share,
+        r.mean_depth, static_cast<long long>(r.max_depth), r.ok ? "true" : "false",
         i + 1 < results.size() ? "," : "");
     f << line;
   }
@@ -522,9 +563,9 @@ int run(int argc, char** argv) {
   }
   std::printf("device: %s, copy bandwidth %.1f GB/s; median of %d repeats after %d warm-up\n",
               prop.name, copy_gbps, options.repeats, kWarmup);
-  std::printf("%-44s %7s %7s %7s %7s %8s %8s %6s %10s %6s %7s %6s  %s\n", "case (ns per site:)",
-              "bonds", "unite", "flatten", "move", "label/ns", "step/ns", "p_occ", "clusters",
-              "giant", "depth", "max", "check");
+  std::printf("%-44s %7s %7s %7s %7s %8s %8s %8s %6s %10s %6s %7s %6s  %s\n", "case (ns per site:)",
+              "bonds", "unite", "flatten", "move", "label/ns", "step/ns", "b2b/ns", "p_occ",
+              "clusters", "giant", "depth", "max", "check");
 
   const double beta2 = 0.44068679350977151, beta3 = 0.2216544;
   std::vector<Result> results;

@@ -88,6 +88,33 @@ TEST(GpuClusterLabels, TiledLabellingGivesTheCanonicalRootsAtEveryTileShape) {
   }
 }
 
+// Every way of uniting the bonds between tiles (FaceUnions: the engine's, and those that
+// cluster_bench compares it with) gives the canonical roots: tiles of one site (every bond
+// crosses tiles), cut tiles, the engine's.
+TEST(GpuClusterLabels, EveryWayOfUnitingTheFacesGivesTheCanonicalRoots) {
+  LATTICA_REQUIRE_GPU_OR_SKIP();
+  const CudaExec exec(0);
+  const std::vector<std::vector<int>> shapes[4] = {{{0}, {5}},
+                                                   {{0, 0}, {2, 7}, {5, 7}},
+                                                   {{0, 0, 0}, {1, 2, 3}, {3, 4, 5}},
+                                                   {{0, 0, 0, 0}, {2, 2, 2, 2}}};
+  for (const BondSet& b : standard_bond_sets(true)) {
+    SCOPED_TRACE(b.name);
+    const std::vector<uint32_t> want = expected_roots(b);
+    for (const std::vector<int>& log2 : shapes[b.dims.size() - 1]) {
+      for (FaceUnions faces :
+           {FaceUnions::each_bond, FaceUnions::distinct_axis_by_axis, FaceUnions::distinct}) {
+        const auto roots = roots_after(
+            exec, b, [&](const auto& g, uint8_t* bonds, uint32_t* parent, int64_t sites) {
+              label_box_tiled(exec, g, bonds, parent, sites, tile_shape_of(g, log2), 0, faces);
+            });
+        ASSERT_TRUE(same_roots(roots, want))
+            << "tile log2 " << log2[0] << "..., faces " << static_cast<int>(faces);
+      }
+    }
+  }
+}
+
 /// Brick walls on rows x columns sites: the bonds along axis 0 (each missing with probability
 /// `drop`), and along axis 1 those from the sites whose coordinates sum to an even number, so
 /// that each run of two sites of a row meets two labels of the row before; and a ghost bond at

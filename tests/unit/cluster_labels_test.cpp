@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "kernels/backend/cpu_exec.hpp"
@@ -143,6 +146,50 @@ TEST(ClusterLabels, ConcurrentUnionFindWithNeighboursRacing) {
       const int threads = 2 + repeat % 3;
       ASSERT_TRUE(test::same_roots(test::concurrent_roots(CpuExec(threads), b, threads), want))
           << "repeat " << repeat << ", " << threads << " threads";
+    }
+  }
+}
+
+// unite_side_by_side (the GPU's unions between tiles) joins what unite joins, with the same
+// canonical roots (each component's smallest node), while threads race it against unite and
+// each other: random edges, a ring's long paths, and edges all to one node.
+TEST(ClusterLabels, SideBySideUnionsJoinWhatUniteJoins) {
+  const uint32_t nodes = 20000;
+  std::mt19937_64 rng(19);
+  std::vector<std::pair<std::string, std::vector<std::pair<uint32_t, uint32_t>>>> sets(3);
+  sets[0].first = "random edges";
+  for (uint32_t k = 0; k < nodes / 2; ++k)
+    sets[0].second.emplace_back(static_cast<uint32_t>(rng() % nodes),
+                                static_cast<uint32_t>(rng() % nodes));
+  sets[1].first = "ring";
+  for (uint32_t n = 0; n < nodes; ++n) sets[1].second.emplace_back(n, (n + 1) % nodes);
+  sets[2].first = "star";
+  for (uint32_t n = 0; n < nodes; n += 3) sets[2].second.emplace_back(nodes - 1, n);
+  for (const auto& [name, edges] : sets) {
+    SCOPED_TRACE(name);
+    std::vector<uint32_t> want(nodes);
+    for (uint32_t n = 0; n < nodes; ++n) want[n] = n;
+    for (const auto& [a, b] : edges) unite(want.data(), a, b);
+    for (uint32_t n = 0; n < nodes; ++n) want[n] = find_root(want.data(), n);
+    for (int threads : {1, 4}) {
+      std::vector<uint32_t> parent(nodes);
+      for (uint32_t n = 0; n < nodes; ++n) parent[n] = n;
+      std::vector<std::thread> pool;
+      for (int t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {  // thread t takes edges t, t + threads, ...; odd ones unite
+          for (size_t k = static_cast<size_t>(t); k < edges.size();
+               k += static_cast<size_t>(threads)) {
+            if (t % 2 == 0 || threads == 1) {
+              unite_side_by_side(parent.data(), edges[k].first, edges[k].second);
+            } else {
+              unite(parent.data(), edges[k].first, edges[k].second);
+            }
+          }
+        });
+      }
+      for (std::thread& thread : pool) thread.join();
+      for (uint32_t n = 0; n < nodes; ++n) parent[n] = find_root(parent.data(), n);
+      EXPECT_EQ(parent, want) << threads << " threads";
     }
   }
 }

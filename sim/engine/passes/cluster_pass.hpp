@@ -299,9 +299,13 @@ class ClusterPass final : public Pass<Exec, D, Model, Storage> {
   /// One cluster step: bonds, labels, moves.
   void step(bool single, uint64_t step_word) {
     const int64_t sites = c_.settings.replicas * g_.volume;
-    c_.exec.for_each(c_.settings.replicas,
-                     PickClusters<Model>{c_.replica_params(), picks_.data(), step_word,
-                                         static_cast<uint64_t>(volume_of(c_.settings.dims))});
+    // Swendsen-Wang without an embedding uses no pick: no kernel of its own (a launch on every
+    // step's critical path; the picks draw from a stream of their own, so the chain is the same).
+    if (single || !std::is_same_v<typename Model::Embedding, NoEmbedding>) {
+      c_.exec.for_each(c_.settings.replicas,
+                       PickClusters<Model>{c_.replica_params(), picks_.data(), step_word,
+                                           static_cast<uint64_t>(volume_of(c_.settings.dims))});
+    }
     if constexpr (Storage::kPacked) {
       bond_and_label(PackedSites<D>{c_.lattice, c_.storage.words()}, step_word);
     } else {
