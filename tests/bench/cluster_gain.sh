@@ -4,10 +4,9 @@
 # Issue 19's gain at L = 4096: the independent samples per second of Swendsen-Wang, Wolff and the
 # multi-spin Metropolis kernel from the tau_int fits of DYNAMICS_JSON (default: session q's 2D
 # Ising runs at beta_c with session y's longer Metropolis runs at L = 512, 1024; the chains are
-# unchanged since) and the rates of one device call's
-# sim bench (CALL_DIR/json/*.json as tests/bench/cluster_device_call.sh writes them, so that the
-# rates come from one job): each kernel's faster round (sw2d_4096_{1,2}, ms2d_4096_{1,2}) and
-# wolff2d_4096.
+# unchanged since) and the rates of one device call's sim bench (CALL_DIR/json/*.json as
+# tests/bench/cluster_device_call.sh writes them, so that the rates come from one job): each
+# kernel's faster round (sw2d_4096_{1,2}, ms2d_4096_{1,2}) and wolff2d_4096.
 # Writes CALL_DIR/dynamics_gain_4096_fit64.txt (fits over L >= 64) and dynamics_gain_4096.txt
 # (fits over every size) and prints the gain table of the first.
 set -euo pipefail
